@@ -1,0 +1,321 @@
+"""The machinery behind declarative op definitions: attribute kinds, `OpDef`, `Op`.
+
+An `OpDef` declares one tenzr op: operand names, attributes (kind, default), the rule
+that gives its result type, and whether it has a gradient. The same definition verifies
+parsed IR (`OpDef.verify`), builds new ops (`OpDef.__call__`), documents itself, and gives
+passes a decoded view of an operation (`OpDef.decode`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tenzr.dialect.diagnostics import TenzrError
+from tenzr.dialect.ir_imports import ir
+from tenzr.dialect.types import TensorSpec, ir_type, spec_of_type
+
+PREFIX = "tenzr."
+REQUIRED = object()
+
+
+class VerifyError(TenzrError):
+    """A broken op rule; the verifier adds the op's name and location."""
+
+
+def fail(message: str) -> None:
+    raise VerifyError(message)
+
+
+# --------------------------------------------------------------------------- attributes
+
+
+class AttrKind:
+    """How one attribute is spelled in IR and what Python value it decodes to."""
+
+    spelling = ""
+
+    def decode(self, attr: ir.Attribute, rank: int) -> Any:
+        raise NotImplementedError
+
+    def encode(self, value: Any) -> ir.Attribute:
+        raise NotImplementedError
+
+    def normalize(self, value: Any, rank: int) -> Any:
+        return value
+
+
+class Ints(AttrKind):
+    spelling = "array<i64: ...>"
+
+    def decode(self, attr: ir.Attribute, rank: int) -> tuple[int, ...] | None:
+        return tuple(attr) if isinstance(attr, ir.DenseI64ArrayAttr) else None
+
+    def encode(self, value: Sequence[int]) -> ir.Attribute:
+        return ir.DenseI64ArrayAttr.get([int(v) for v in value])
+
+    def normalize(self, value: Any, rank: int) -> tuple[int, ...]:
+        return tuple(int(v) for v in value)
+
+
+class Int(AttrKind):
+    spelling = "i64"
+
+    def decode(self, attr: ir.Attribute, rank: int) -> int | None:
+        if isinstance(attr, ir.IntegerAttr) and not isinstance(attr, ir.BoolAttr):
+            return attr.value
+        return None
+
+    def encode(self, value: int) -> ir.Attribute:
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))
+
+
+def _normalize_axis(axis: int, rank: int) -> int:
+    if not -rank <= axis < max(rank, 1) or (rank == 0 and axis != 0):
+        fail(f"axis {axis} is out of range for rank {rank}")
+    return axis + rank if axis < 0 else axis
+
+
+class Axis(Int):
+    """An axis of operand 0; negative values count from the end and are normalized."""
+
+    def normalize(self, value: Any, rank: int) -> int:
+        if rank == 0:
+            fail(f"axis {value} is out of range for a rank-0 operand")
+        return _normalize_axis(int(value), rank)
+
+
+class Axes(Ints):
+    """Distinct axes of operand 0, normalized and sorted."""
+
+    def normalize(self, value: Any, rank: int) -> tuple[int, ...]:
+        axes = tuple(sorted(_normalize_axis(int(a), rank) for a in value))
+        if len(set(axes)) != len(axes):
+            fail(f"axes {list(value)} repeat an axis")
+        return axes
+
+
+class Bool(AttrKind):
+    spelling = "bool"
+
+    def decode(self, attr: ir.Attribute, rank: int) -> bool | None:
+        return attr.value if isinstance(attr, ir.BoolAttr) else None
+
+    def encode(self, value: bool) -> ir.Attribute:
+        return ir.BoolAttr.get(bool(value))
+
+
+@dataclass(frozen=True)
+class Str(AttrKind):
+    choices: tuple[str, ...] = ()
+
+    @property
+    def spelling(self) -> str:  # type: ignore[override]
+        return "string" + (f" ({' | '.join(repr(c) for c in self.choices)})" if self.choices else "")
+
+    def decode(self, attr: ir.Attribute, rank: int) -> str | None:
+        return attr.value if isinstance(attr, ir.StringAttr) else None
+
+    def encode(self, value: str) -> ir.Attribute:
+        return ir.StringAttr.get(value)
+
+    def normalize(self, value: Any, rank: int) -> str:
+        if self.choices and value not in self.choices:
+            fail(f"'{value}' is not one of {', '.join(repr(c) for c in self.choices)}")
+        return value
+
+
+class Elements(AttrKind):
+    spelling = "dense elements"
+
+    def decode(self, attr: ir.Attribute, rank: int) -> ir.Attribute | None:
+        return attr if isinstance(attr, ir.DenseElementsAttr) else None
+
+    def encode(self, value: ir.Attribute) -> ir.Attribute:
+        return value
+
+
+@dataclass(frozen=True)
+class PerDim:
+    """A default of one `value` per dim of operand 0, less `skip` leading dims."""
+
+    value: int
+    skip: int = 0
+
+    def __call__(self, rank: int) -> tuple[int, ...]:
+        return (self.value,) * max(rank - self.skip, 0)
+
+
+@dataclass(frozen=True)
+class Attr:
+    name: str
+    kind: AttrKind
+    default: Any = REQUIRED
+    doc: str = ""
+
+
+# --------------------------------------------------------------------------- ops
+
+
+@dataclass
+class Op:
+    """A decoded tenzr op: what verifiers, lowerings and VJP rules read."""
+
+    opdef: OpDef
+    operands: list[ir.Value]
+    specs: list[TensorSpec]
+    attrs: dict[str, Any]
+    given: list[TensorSpec]
+    """Result types written in the IR (or passed to a builder); rules of ops whose result type
+    is chosen by the user read them."""
+    location: ir.Location | None = None
+    results: list[TensorSpec] = field(default_factory=list)
+
+    @property
+    def result(self) -> TensorSpec:
+        return self.results[0]
+
+    def __getitem__(self, name: str) -> Any:
+        return self.attrs[name]
+
+
+ResultRule = Callable[[Op], TensorSpec | list[TensorSpec]]
+
+
+@dataclass(eq=False)
+class OpDef:
+    """The declaration of one tenzr op."""
+
+    mnemonic: str
+    summary: str
+    operands: tuple[str, ...]
+    """Operand names; a name ending in `...` is variadic (zero or more) and comes last."""
+    rule: ResultRule
+    attrs: tuple[Attr, ...] = ()
+    gradient: str = "rule"
+    """"rule": differentiable through a VJP rule; "none": no gradient (contributes zero)."""
+    adjoint: str = ""
+    """The adjoint formula, for the reference docs."""
+    given_result: bool = False
+    """The result type is written by the user (reshape, convert, ...) and checked by `rule`."""
+    open_attrs: bool = False
+    """Accept attributes not declared here (custom_call)."""
+
+    @property
+    def name(self) -> str:
+        return PREFIX + self.mnemonic
+
+    @property
+    def variadic(self) -> bool:
+        return bool(self.operands) and self.operands[-1].endswith("...")
+
+    def _check_arity(self, count: int) -> None:
+        fixed = len(self.operands) - self.variadic
+        if count < fixed or (count > fixed and not self.variadic):
+            expected = f"at least {fixed}" if self.variadic else str(fixed)
+            names = ", ".join(self.operands) or "none"
+            fail(f"expects {expected} operands ({names}), got {count}")
+
+    def _decode_attrs(self, found: dict[str, Any], rank: int, *, parsed: bool) -> dict[str, Any]:
+        known = {a.name: a for a in self.attrs}
+        for name in found:
+            if name not in known and not self.open_attrs and "." not in name:
+                expected = ", ".join(known) or "none"
+                fail(f"unknown attribute '{name}' (expected: {expected})")
+        values: dict[str, Any] = {k: v for k, v in found.items() if k not in known}
+        for attr in self.attrs:
+            if attr.name not in found:
+                if attr.default is REQUIRED:
+                    fail(f"requires attribute '{attr.name}' ({attr.kind.spelling})")
+                default = attr.default(rank) if isinstance(attr.default, PerDim) else attr.default
+                values[attr.name] = attr.kind.normalize(default, rank)
+                continue
+            raw = found[attr.name]
+            value = attr.kind.decode(raw, rank) if parsed else raw
+            if value is None:
+                fail(f"attribute '{attr.name}' must be {attr.kind.spelling}, got {raw}")
+            try:
+                values[attr.name] = attr.kind.normalize(value, rank)
+            except VerifyError as e:
+                fail(f"attribute '{attr.name}': {e.message}")
+        return values
+
+    def _results(self, op: Op) -> list[TensorSpec]:
+        out = self.rule(op)
+        return list(out) if isinstance(out, list) else [out]
+
+    # --- reading IR
+
+    def decode(self, operation: ir.Operation) -> Op:
+        """Decodes and verifies `operation`; raises VerifyError on a broken rule."""
+        operands = list(operation.operands)
+        self._check_arity(len(operands))
+        specs = [_spec_or_fail(v.type, f"operand #{i}") for i, v in enumerate(operands)]
+        given = [_spec_or_fail(r.type, f"result #{i}") for i, r in enumerate(operation.results)]
+        attributes = operation.attributes
+        found = {name: attributes[name] for name in attributes}
+        attrs = self._decode_attrs(found, specs[0].rank if specs else _rank0(given), parsed=True)
+        op = Op(self, operands, specs, attrs, given, operation.location)
+        op.results = self._results(op)
+        if len(op.results) != len(given):
+            fail(f"expects {len(op.results)} result(s), got {len(given)}")
+        for i, (want, got) in enumerate(zip(op.results, given, strict=True)):
+            if want != got:
+                fail(f"result #{i} has type {got}, but the op's rule gives {want}")
+        return op
+
+    # --- building IR
+
+    def __call__(self, *operands: ir.Value, result: TensorSpec | Sequence[TensorSpec] | None = None,
+                 **attrs: Any) -> Any:
+        """Creates the op at the current insertion point and location; returns its result
+        (a list of results for multi-result ops)."""
+        self._check_arity(len(operands))
+        specs = [_spec_or_fail(v.type, f"operand #{i}") for i, v in enumerate(operands)]
+        given = [result] if isinstance(result, TensorSpec) else list(result or [])
+        if self.given_result and not given:
+            raise TypeError(f"building {self.name} needs result=<TensorSpec>")
+        values = self._decode_attrs(attrs, specs[0].rank if specs else _rank0(given), parsed=False)
+        op = Op(self, list(operands), specs, values, given)
+        op.results = self._results(op)
+        encoded = {}
+        for attr in self.attrs:
+            encoded[attr.name] = attr.kind.encode(values[attr.name])
+        for name, value in values.items():
+            if name not in encoded:
+                encoded[name] = value
+        operation = ir.Operation.create(
+            self.name, results=[ir_type(s) for s in op.results], operands=list(operands), attributes=encoded
+        )
+        return operation.result if len(op.results) == 1 else list(operation.results)
+
+
+def _rank0(given: list[TensorSpec]) -> int:
+    return given[0].rank if given else 0
+
+
+def _spec_or_fail(type_: ir.Type, what: str) -> TensorSpec:
+    spec = spec_of_type(type_)
+    if spec is None:
+        fail(f"{what} has type {type_}; tenzr ops take ranked static tensors of f16, bf16, f32, f64, "
+             "i1, i32 or i64")
+    return spec  # type: ignore[return-value]
+
+
+def dense_constant(array: np.ndarray, spec: TensorSpec) -> ir.Attribute:
+    """A DenseElementsAttr holding `array` (splat when uniform) with type `spec`."""
+    flat = np.ravel(array)
+    if flat.size and np.all(flat == flat[0]):
+        from tenzr.dialect.types import element_ir_type
+
+        element = element_ir_type(spec.dtype)
+        if spec.is_float:
+            scalar = ir.FloatAttr.get(element, float(flat[0]))
+        else:
+            scalar = ir.IntegerAttr.get(element, int(flat[0]))
+        return ir.DenseElementsAttr.get_splat(ir_type(spec), scalar)
+    return ir.DenseElementsAttr.get(np.ascontiguousarray(array), type=ir_type(spec).element_type,
+                                    shape=list(spec.shape))

@@ -1,0 +1,533 @@
+"""The `tenzr` dialect: every op, declared once.
+
+Each module-level `OpDef` is the op's definition and its builder:
+`ops.add(x, y)` creates `tenzr.add` at the current insertion point. `OPS` maps op names
+to definitions. Builders whose op name is a Python builtin carry a trailing underscore
+(`abs_`, `pow_`, `round_`, `slice_`).
+
+Contract (DESIGN section 3): ranked static tensors of f16, bf16, f32, f64, i1, i32, i64;
+elementwise n-ary ops broadcast like NumPy; operand element types must match.
+"""
+
+from __future__ import annotations
+
+from tenzr.dialect.opdef import (
+    Attr,
+    Axes,
+    Axis,
+    Bool,
+    Elements,
+    Int,
+    Ints,
+    Op,
+    OpDef,
+    PerDim,
+    Str,
+    fail,
+)
+from tenzr.dialect.types import FLOAT_TYPES, INT_TYPES, TensorSpec, broadcast_shapes, spec_of_type
+
+# --------------------------------------------------------------------------- shared rules
+
+
+def _same_dtype(op: Op, specs: list[TensorSpec] | None = None) -> str:
+    specs = op.specs if specs is None else specs
+    dtypes = {s.dtype for s in specs}
+    if len(dtypes) > 1:
+        fail(f"operand element types {', '.join(s.dtype for s in specs)} differ "
+             "(operand element types must match: no implicit promotion)")
+    return specs[0].dtype
+
+
+def _require_float(op: Op, dtype: str) -> None:
+    if dtype not in FLOAT_TYPES:
+        fail(f"takes floating-point tensors (f16, bf16, f32, f64), got {dtype}")
+
+
+def _require_numeric(op: Op, dtype: str) -> None:
+    if dtype == "i1":
+        fail("takes numeric tensors, not i1")
+
+
+def _require_index(spec: TensorSpec, what: str) -> None:
+    if spec.dtype not in INT_TYPES:
+        fail(f"{what} must be i32 or i64, got {spec.dtype}")
+
+
+def _broadcast(specs: list[TensorSpec]) -> tuple[int, ...]:
+    shape = broadcast_shapes(*(s.shape for s in specs))
+    if shape is None:
+        shapes = " and ".join(str(list(s.shape)) for s in specs)
+        fail(f"operand shapes {shapes} do not broadcast (elementwise n-ary ops broadcast like NumPy)")
+    return shape  # type: ignore[return-value]
+
+
+def _check_length(op: Op, name: str, count: int, what: str = "the operand rank") -> tuple[int, ...]:
+    value = op[name]
+    if len(value) != count:
+        fail(f"attribute '{name}' has {len(value)} entries, expected {count} ({what})")
+    return value
+
+
+def binary_rule(kind: str):
+    def rule(op: Op) -> TensorSpec:
+        dtype = _same_dtype(op)
+        (_require_float if kind == "float" else _require_numeric)(op, dtype)
+        return TensorSpec(_broadcast(op.specs), dtype)
+
+    return rule
+
+
+def unary_rule(kind: str):
+    def rule(op: Op) -> TensorSpec:
+        (x,) = op.specs
+        if kind == "float":
+            _require_float(op, x.dtype)
+        elif kind == "numeric":
+            _require_numeric(op, x.dtype)
+        return x
+
+    return rule
+
+
+def _binary(mnemonic: str, summary: str, adjoint: str, kind: str = "numeric") -> OpDef:
+    return OpDef(mnemonic, summary, ("x", "y"), binary_rule(kind), adjoint=adjoint)
+
+
+def _unary(mnemonic: str, summary: str, adjoint: str, kind: str = "float", gradient: str = "rule") -> OpDef:
+    return OpDef(mnemonic, summary, ("x",), unary_rule(kind), adjoint=adjoint, gradient=gradient)
+
+
+# --------------------------------------------------------------------------- constants
+
+
+def _constant_rule(op: Op) -> TensorSpec:
+    spec = spec_of_type(op["value"].type)
+    if spec is None:
+        fail(f"value has type {op['value'].type}, not a static tensor of a tenzr element type")
+    return spec  # type: ignore[return-value]
+
+
+constant = OpDef("constant", "A constant tensor.", (), _constant_rule,
+                 attrs=(Attr("value", Elements()),), gradient="none", adjoint="none (no operands)")
+
+# --------------------------------------------------------------------------- elementwise
+
+add = _binary("add", "x + y, broadcast.", "x̄ = ȳ, ȳ' = ȳ (un-broadcast)")
+sub = _binary("sub", "x - y, broadcast.", "x̄ = ȳ, ȳ' = -ȳ")
+mul = _binary("mul", "x * y, broadcast.", "x̄ = ȳ·y, ȳ' = ȳ·x")
+div = _binary("div", "x / y, broadcast (integer division truncates).", "x̄ = ȳ/y, ȳ' = -ȳ·out/y")
+pow_ = _binary("pow", "x ** y, broadcast.",
+               "x̄ = ȳ·y·x^(y-1) (0 where y = 0), ȳ' = ȳ·log(x)·out (0 where x = 0)")
+maximum = _binary("maximum", "Elementwise maximum, broadcast.", "ȳ to the larger operand; ties split ȳ/2 each")
+minimum = _binary("minimum", "Elementwise minimum, broadcast.", "ȳ to the smaller operand; ties split ȳ/2 each")
+
+DIRECTIONS = ("gt", "ge", "lt", "le", "eq", "ne")
+
+
+def _compare_rule(op: Op) -> TensorSpec:
+    _same_dtype(op)
+    return TensorSpec(_broadcast(op.specs), "i1")
+
+
+compare = OpDef("compare", "Elementwise comparison giving i1, broadcast.", ("x", "y"), _compare_rule,
+                attrs=(Attr("direction", Str(DIRECTIONS)),), gradient="none")
+
+
+def _select_rule(op: Op) -> TensorSpec:
+    cond, a, b = op.specs
+    if cond.dtype != "i1":
+        fail(f"condition must be i1, got {cond.dtype}")
+    dtype = _same_dtype(op, [a, b])
+    return TensorSpec(_broadcast(op.specs), dtype)
+
+
+select = OpDef("select", "cond ? a : b, broadcast over all three.", ("cond", "a", "b"), _select_rule,
+               adjoint="ā = select(cond, ȳ, 0), b̄ = select(cond, 0, ȳ); cond gets none")
+
+neg = _unary("neg", "-x.", "x̄ = -ȳ", kind="numeric")
+exp = _unary("exp", "e^x.", "x̄ = ȳ·out")
+log = _unary("log", "Natural logarithm.", "x̄ = ȳ/x")
+sqrt = _unary("sqrt", "Square root.", "x̄ = ȳ·0.5/out")
+rsqrt = _unary("rsqrt", "1/sqrt(x).", "x̄ = -0.5·ȳ·out/x")
+tanh = _unary("tanh", "Hyperbolic tangent.", "x̄ = ȳ·(1 - out²)")
+sigmoid = _unary("sigmoid", "Logistic function 1/(1+e^-x).", "x̄ = ȳ·out·(1 - out)")
+relu = _unary("relu", "max(x, 0).", "x̄ = ȳ where x > 0, else 0", kind="numeric")
+sin = _unary("sin", "Sine.", "x̄ = ȳ·cos(x)")
+cos = _unary("cos", "Cosine.", "x̄ = -ȳ·sin(x)")
+abs_ = _unary("abs", "|x|.", "x̄ = ȳ·sign(x)", kind="numeric")
+log1p = _unary("log1p", "log(1 + x), accurate near 0.", "x̄ = ȳ/(1 + x)")
+expm1 = _unary("expm1", "e^x - 1, accurate near 0.", "x̄ = ȳ·(out + 1)")
+sign = _unary("sign", "-1, 0 or 1 (NaN stays NaN).", "zero", kind="numeric", gradient="none")
+floor = _unary("floor", "Round toward -inf.", "zero", gradient="none")
+round_ = _unary("round", "Round half to even, as NumPy.", "zero", gradient="none")
+stop_gradient = _unary("stop_gradient", "Identity forward; blocks the gradient.", "zero", kind="any",
+                       gradient="none")
+
+
+def _convert_rule(op: Op) -> TensorSpec:
+    (x,), (out,) = op.specs, op.given
+    if out.shape != x.shape:
+        fail(f"result shape {list(out.shape)} must equal the operand shape {list(x.shape)}")
+    return out
+
+
+convert = OpDef("convert", "Converts the element type; the result type names the new one.", ("x",),
+                _convert_rule, given_result=True, adjoint="x̄ = convert(ȳ) back to x's type")
+
+# --------------------------------------------------------------------------- linear algebra
+
+
+def _matmul_rule(op: Op) -> TensorSpec:
+    a, b = op.specs
+    dtype = _same_dtype(op)
+    _require_numeric(op, dtype)
+    if a.rank < 2 or b.rank < 2:
+        fail(f"operands must have rank >= 2, got ranks {a.rank} and {b.rank}")
+    if a.shape[-1] != b.shape[-2]:
+        fail(f"contracting dimensions differ: a is [..., {a.shape[-2]}, {a.shape[-1]}], "
+             f"b is [..., {b.shape[-2]}, {b.shape[-1]}] (a [..., M, K] @ b [..., K, N])")
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    if batch is None:
+        fail(f"batch dimensions {list(a.shape[:-2])} and {list(b.shape[:-2])} do not broadcast")
+    return TensorSpec((*batch, a.shape[-2], b.shape[-1]), dtype)  # type: ignore[misc]
+
+
+matmul = OpDef("matmul", "a [..., M, K] @ b [..., K, N] -> [..., M, N]; batch dims broadcast.", ("a", "b"),
+               _matmul_rule, adjoint="ā = ȳ·bᵀ, b̄ = aᵀ·ȳ as dot_general, batch dims summed where broadcast")
+
+CONV_ATTRS = ("window_strides", "padding_low", "padding_high", "lhs_dilation", "rhs_dilation")
+
+
+def _conv_rule(op: Op) -> TensorSpec:
+    x, w = op.specs
+    dtype = _same_dtype(op)
+    _require_float(op, dtype)
+    n = x.rank - 2
+    if n not in (1, 2, 3) or w.rank != x.rank:
+        fail(f"input and kernel must both have rank 3, 4 or 5 (1-3 spatial dims), got {x.rank} and {w.rank}")
+    for name in CONV_ATTRS:
+        _check_length(op, name, n, "the number of spatial dims")
+    groups = op["feature_group_count"]
+    if groups < 1:
+        fail(f"feature_group_count must be >= 1, got {groups}")
+    channels, out_features = x.shape[1], w.shape[0]
+    if channels % groups or out_features % groups:
+        fail(f"feature_group_count {groups} must divide input channels {channels} and kernel output "
+             f"features {out_features}")
+    if w.shape[1] * groups != channels:
+        fail(f"kernel input features {w.shape[1]} times feature_group_count {groups} must equal input "
+             f"channels {channels} (kernel [O, C/groups, spatial...])")
+    if any(s < 1 for s in op["window_strides"]) or any(d < 1 for a in ("lhs_dilation", "rhs_dilation")
+                                                       for d in op[a]):
+        fail("window_strides, lhs_dilation and rhs_dilation must be >= 1")
+    spatial = []
+    for d in range(n):
+        size = (x.shape[2 + d] - 1) * op["lhs_dilation"][d] + 1 + op["padding_low"][d] + op["padding_high"][d]
+        window = (w.shape[2 + d] - 1) * op["rhs_dilation"][d] + 1
+        if size < window:
+            fail(f"spatial dim {d}: the dilated kernel ({window}) is larger than the padded input ({size})")
+        spatial.append((size - window) // op["window_strides"][d] + 1)
+    return TensorSpec((x.shape[0], out_features, *spatial), dtype)
+
+
+convolution = OpDef(
+    "convolution",
+    "N-d convolution, input [N, C, spatial...] with kernel [O, C/groups, spatial...] -> [N, O, spatial...].",
+    ("input", "kernel"),
+    _conv_rule,
+    attrs=(
+        Attr("window_strides", Ints(), PerDim(1, skip=2)),
+        Attr("padding_low", Ints(), PerDim(0, skip=2)),
+        Attr("padding_high", Ints(), PerDim(0, skip=2)),
+        Attr("lhs_dilation", Ints(), PerDim(1, skip=2)),
+        Attr("rhs_dilation", Ints(), PerDim(1, skip=2)),
+        Attr("feature_group_count", Int(), 1),
+    ),
+    adjoint="input̄: convolution of ȳ (lhs-dilated by the strides) with the flipped kernel; "
+            "kernel̄: convolution of the input with ȳ, batch as the contracted feature",
+)
+
+# --------------------------------------------------------------------------- shape ops
+
+
+def _reshape_rule(op: Op) -> TensorSpec:
+    (x,), (out,) = op.specs, op.given
+    if out.dtype != x.dtype:
+        fail(f"result element type {out.dtype} must equal the operand's {x.dtype}")
+    if out.size != x.size:
+        fail(f"result shape {list(out.shape)} has {out.size} elements, operand {list(x.shape)} has {x.size}")
+    return out
+
+
+reshape = OpDef("reshape", "Same elements, new shape (the result type).", ("x",), _reshape_rule,
+                given_result=True, adjoint="x̄ = reshape(ȳ)")
+
+
+def _transpose_rule(op: Op) -> TensorSpec:
+    (x,) = op.specs
+    perm = _check_length(op, "permutation", x.rank)
+    if sorted(perm) != list(range(x.rank)):
+        fail(f"permutation {list(perm)} is not a permutation of 0..{x.rank - 1}")
+    return x.with_shape(x.shape[p] for p in perm)
+
+
+transpose = OpDef("transpose", "Permutes dimensions: result dim i is operand dim permutation[i].", ("x",),
+                  _transpose_rule, attrs=(Attr("permutation", Ints()),),
+                  adjoint="x̄ = transpose(ȳ, inverse permutation)")
+
+
+def _broadcast_to_rule(op: Op) -> TensorSpec:
+    (x,), (out,) = op.specs, op.given
+    if out.dtype != x.dtype:
+        fail(f"result element type {out.dtype} must equal the operand's {x.dtype}")
+    if out.rank < x.rank or broadcast_shapes(x.shape, out.shape) != out.shape:
+        fail(f"operand shape {list(x.shape)} does not broadcast to {list(out.shape)} (NumPy rules)")
+    return out
+
+
+broadcast_to = OpDef("broadcast_to", "NumPy broadcast to the result shape.", ("x",), _broadcast_to_rule,
+                     given_result=True, adjoint="x̄ = ȳ summed over the broadcast dims")
+
+
+def _pad_rule(op: Op) -> TensorSpec:
+    x, value = op.specs
+    dtype = _same_dtype(op)
+    if value.rank != 0:
+        fail(f"pad_value must be rank 0, got shape {list(value.shape)}")
+    low, high = _check_length(op, "low", x.rank), _check_length(op, "high", x.rank)
+    interior = _check_length(op, "interior", x.rank)
+    if any(i < 0 for i in interior):
+        fail(f"interior padding {list(interior)} must be >= 0")
+    shape = [lo + hi + d + max(d - 1, 0) * i for d, lo, hi, i in zip(x.shape, low, high, interior, strict=True)]
+    if any(d < 0 for d in shape):
+        fail(f"negative padding removes more than the dimension holds (result {shape})")
+    return TensorSpec(tuple(shape), dtype)
+
+
+pad = OpDef("pad", "Pads with pad_value: `low`/`high` at the edges (negative crops), `interior` between.",
+            ("x", "pad_value"), _pad_rule,
+            attrs=(Attr("low", Ints()), Attr("high", Ints()), Attr("interior", Ints(), PerDim(0))),
+            adjoint="x̄ = strided slice of ȳ; pad_valuē = sum(ȳ) - sum(x̄)")
+
+
+def _slice_rule(op: Op) -> TensorSpec:
+    (x,) = op.specs
+    start, stop = _check_length(op, "start", x.rank), _check_length(op, "stop", x.rank)
+    step = _check_length(op, "step", x.rank)
+    shape = []
+    for axis, (b, e, s, d) in enumerate(zip(start, stop, step, x.shape, strict=True)):
+        if s < 1:
+            fail(f"step {s} on axis {axis} must be >= 1")
+        if not 0 <= b <= e <= d:
+            fail(f"slice [{b}:{e}] on axis {axis} is out of range for size {d} (0 <= start <= stop <= size)")
+        shape.append(-(-(e - b) // s))
+    return x.with_shape(shape)
+
+
+slice_ = OpDef("slice", "Strided slice x[start:stop:step] per dim.", ("x",), _slice_rule,
+               attrs=(Attr("start", Ints()), Attr("stop", Ints()), Attr("step", Ints(), PerDim(1))),
+               adjoint="x̄ = pad(ȳ, 0) back into place, interior step - 1")
+
+
+def _reverse_rule(op: Op) -> TensorSpec:
+    return op.specs[0]
+
+
+reverse = OpDef("reverse", "Reverses along `dimensions`.", ("x",), _reverse_rule,
+                attrs=(Attr("dimensions", Axes()),), adjoint="x̄ = reverse(ȳ)")
+
+
+def _concatenate_rule(op: Op) -> TensorSpec:
+    if not op.specs:
+        fail("expects at least one operand")
+    dtype = _same_dtype(op)
+    first, axis = op.specs[0], op["axis"]
+    total = 0
+    for i, s in enumerate(op.specs):
+        if s.rank != first.rank or any(a != b for d, (a, b) in enumerate(zip(s.shape, first.shape, strict=True))
+                                       if d != axis):
+            fail(f"operand #{i} shape {list(s.shape)} differs from {list(first.shape)} off axis {axis}")
+        total += s.shape[axis]
+    return TensorSpec(tuple(total if d == axis else n for d, n in enumerate(first.shape)), dtype)
+
+
+concatenate = OpDef("concatenate", "Joins operands along `axis`.", ("x...",), _concatenate_rule,
+                    attrs=(Attr("axis", Axis()),), adjoint="each x̄ᵢ = its slice of ȳ")
+
+# --------------------------------------------------------------------------- indexing
+
+
+def _gather_rule(op: Op) -> TensorSpec:
+    x, indices = op.specs
+    _require_index(indices, "indices")
+    if indices.rank != 1:
+        fail(f"indices must be rank 1 [K], got shape {list(indices.shape)}")
+    axis = op["axis"]
+    return x.with_shape(indices.shape[0] if d == axis else n for d, n in enumerate(x.shape))
+
+
+gather = OpDef("gather", "take(x, indices, axis): dim `axis` becomes K. Negative indices count from the end; "
+               "out-of-range ones clamp.", ("x", "indices"), _gather_rule, attrs=(Attr("axis", Axis()),),
+               adjoint="x̄ = scatter-add of ȳ at indices (duplicates add)")
+
+
+def _take_along_axis_rule(op: Op) -> TensorSpec:
+    x, indices = op.specs
+    _require_index(indices, "indices")
+    axis = op["axis"]
+    if indices.rank != x.rank:
+        fail(f"indices rank {indices.rank} must equal x's rank {x.rank}")
+    for d, (a, b) in enumerate(zip(x.shape, indices.shape, strict=True)):
+        if d != axis and a != b:
+            fail(f"indices dim {d} is {b}, x's is {a}: only dim `axis` may differ")
+    return x.with_shape(indices.shape)
+
+
+take_along_axis = OpDef("take_along_axis", "NumPy take_along_axis.", ("x", "indices"), _take_along_axis_rule,
+                        attrs=(Attr("axis", Axis()),), adjoint="x̄ = scatter-add of ȳ at the indices")
+
+SCATTER_MODES = ("set", "add", "multiply", "min", "max")
+
+
+def _scatter_rule(op: Op) -> TensorSpec:
+    x, indices, updates = op.specs
+    _require_index(indices, "indices")
+    if indices.rank != 1:
+        fail(f"indices must be rank 1 [K], got shape {list(indices.shape)}")
+    dtype = _same_dtype(op, [x, updates])
+    axis = op["axis"]
+    want = tuple(indices.shape[0] if d == axis else n for d, n in enumerate(x.shape))
+    if updates.shape != want:
+        fail(f"updates shape {list(updates.shape)} must be {list(want)} (x's shape with dim {axis} = K)")
+    return TensorSpec(x.shape, dtype)
+
+
+scatter = OpDef(
+    "scatter",
+    "x with the slices at `indices` along `axis` combined with `updates` by `mode`; duplicates combine by mode, "
+    "\"set\" keeps the last. Negative indices count from the end; out-of-range ones are dropped.",
+    ("x", "indices", "updates"), _scatter_rule,
+    attrs=(Attr("axis", Axis()), Attr("mode", Str(SCATTER_MODES))),
+    adjoint="by mode: set routes ȳ to the last writer; add passes ȳ; multiply and min/max use the product "
+            "of the others and tie-split masks",
+)
+
+
+def _dynamic_slice_rule(op: Op) -> TensorSpec:
+    x, *starts = op.specs
+    if len(starts) != x.rank:
+        fail(f"expects {x.rank} start indices (one per dim), got {len(starts)}")
+    for i, s in enumerate(starts):
+        if s.rank != 0:
+            fail(f"start #{i} must be a rank-0 integer tensor, got shape {list(s.shape)}")
+        _require_index(s, f"start #{i}")
+    sizes = _check_length(op, "sizes", x.rank)
+    for d, (size, n) in enumerate(zip(sizes, x.shape, strict=True)):
+        if not 0 <= size <= n:
+            fail(f"size {size} on dim {d} must lie in [0, {n}]")
+    return x.with_shape(sizes)
+
+
+dynamic_slice = OpDef("dynamic_slice", "Slice of `sizes` at runtime starts, clamped into range.",
+                      ("x", "start..."), _dynamic_slice_rule, attrs=(Attr("sizes", Ints()),),
+                      adjoint="x̄ = dynamic_update_slice(0, ȳ, starts)")
+
+
+def _dynamic_update_slice_rule(op: Op) -> TensorSpec:
+    x, update, *starts = op.specs
+    dtype = _same_dtype(op, [x, update])
+    if update.rank != x.rank or any(u > n for u, n in zip(update.shape, x.shape, strict=True)):
+        fail(f"update shape {list(update.shape)} must have x's rank and fit in {list(x.shape)}")
+    if len(starts) != x.rank:
+        fail(f"expects {x.rank} start indices (one per dim), got {len(starts)}")
+    for i, s in enumerate(starts):
+        if s.rank != 0:
+            fail(f"start #{i} must be a rank-0 integer tensor, got shape {list(s.shape)}")
+        _require_index(s, f"start #{i}")
+    return TensorSpec(x.shape, dtype)
+
+
+dynamic_update_slice = OpDef("dynamic_update_slice", "x with `update` written at runtime starts, clamped.",
+                             ("x", "update", "start..."), _dynamic_update_slice_rule,
+                             adjoint="x̄ = ȳ with the window zeroed; updatē = dynamic_slice(ȳ)")
+
+# --------------------------------------------------------------------------- reductions
+
+
+def reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> tuple[int, ...]:
+    """`shape` reduced over `axes` (all when empty)."""
+    axes = axes or tuple(range(len(shape)))
+    if keepdims:
+        return tuple(1 if d in axes else n for d, n in enumerate(shape))
+    return tuple(n for d, n in enumerate(shape) if d not in axes)
+
+
+def _reduce_rule(op: Op) -> TensorSpec:
+    (x,) = op.specs
+    _require_numeric(op, x.dtype)
+    return x.with_shape(reduced_shape(x.shape, op["axes"], op["keepdims"]))
+
+
+def _reduction(mnemonic: str, summary: str, adjoint: str) -> OpDef:
+    return OpDef(mnemonic, summary + " Empty `axes` reduces all.", ("x",), _reduce_rule,
+                 attrs=(Attr("axes", Axes(), ()), Attr("keepdims", Bool(), False)), adjoint=adjoint)
+
+
+reduce_sum = _reduction("reduce_sum", "Sum over `axes`.", "x̄ = broadcast(ȳ)")
+reduce_prod = _reduction("reduce_prod", "Product over `axes`.",
+                         "x̄ = ȳ·(product of the other elements), exact with zeros")
+reduce_max = _reduction("reduce_max", "Maximum over `axes`.", "ȳ split evenly among the elements equal to the max")
+reduce_min = _reduction("reduce_min", "Minimum over `axes`.", "ȳ split evenly among the elements equal to the min")
+
+
+def _arg_rule(op: Op) -> TensorSpec:
+    (x,) = op.specs
+    _require_numeric(op, x.dtype)
+    return TensorSpec(reduced_shape(x.shape, (op["axis"],), False), "i64")
+
+
+argmax = OpDef("argmax", "i64 index of the first maximum along `axis`.", ("x",), _arg_rule,
+               attrs=(Attr("axis", Axis()),), gradient="none")
+argmin = OpDef("argmin", "i64 index of the first minimum along `axis`.", ("x",), _arg_rule,
+               attrs=(Attr("axis", Axis()),), gradient="none")
+
+
+def _sort_rule(op: Op) -> TensorSpec:
+    return op.specs[0]
+
+
+def _argsort_rule(op: Op) -> TensorSpec:
+    return op.specs[0].with_dtype("i64")
+
+
+SORT_ATTRS = (Attr("axis", Axis(), -1), Attr("descending", Bool(), False))
+sort = OpDef("sort", "Stable sort along `axis`.", ("x",), _sort_rule, attrs=SORT_ATTRS,
+             adjoint="x̄ = ȳ scattered back through the sorting permutation")
+argsort = OpDef("argsort", "i64 permutation that stably sorts along `axis`.", ("x",), _argsort_rule,
+                attrs=SORT_ATTRS, gradient="none")
+
+
+def _iota_rule(op: Op) -> TensorSpec:
+    (out,) = op.given
+    if not 0 <= op["dimension"] < out.rank:
+        fail(f"dimension {op['dimension']} is out of range for rank {out.rank}")
+    return out
+
+
+iota = OpDef("iota", "Counts 0, 1, ... along `dimension` of the result type.", (), _iota_rule,
+             attrs=(Attr("dimension", Int()),), given_result=True, gradient="none")
+
+
+def _custom_call_rule(op: Op) -> list[TensorSpec]:
+    return list(op.given)
+
+
+custom_call = OpDef("custom_call", "A user op; its lowering and VJP come from the custom-op registry.",
+                    ("x...",), _custom_call_rule, attrs=(Attr("call_target_name", Str()),),
+                    given_result=True, open_attrs=True, adjoint="the registered VJP rule")
+
+# --------------------------------------------------------------------------- the table
+
+OPS: dict[str, OpDef] = {d.name: d for d in globals().values() if isinstance(d, OpDef)}
+

@@ -1,0 +1,136 @@
+"""Tensor types as plain Python values: a shape tuple and an element-type name.
+
+Shape rules, verifiers and emitters reason about `TensorSpec`s; conversion to and from
+MLIR types happens here, once, with a cache because the bindings are slow to query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from tenzr.dialect.ir_imports import ir
+
+FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
+INT_TYPES = ("i32", "i64")
+ELEMENT_TYPES = (*FLOAT_TYPES, "i1", *INT_TYPES)
+
+# NumPy has no bfloat16; it maps to None and is rejected at the NumPy boundary.
+_NUMPY_DTYPES = {
+    "f16": np.float16,
+    "f32": np.float32,
+    "f64": np.float64,
+    "i1": np.bool_,
+    "i32": np.int32,
+    "i64": np.int64,
+}
+
+
+class TensorSpec(NamedTuple):
+    """A ranked, statically shaped tensor type."""
+
+    shape: tuple[int, ...]
+    dtype: str
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def is_float(self) -> bool:
+        return self.dtype in FLOAT_TYPES
+
+    def with_shape(self, shape: Iterable[int]) -> TensorSpec:
+        return TensorSpec(tuple(shape), self.dtype)
+
+    def with_dtype(self, dtype: str) -> TensorSpec:
+        return TensorSpec(self.shape, dtype)
+
+    def __str__(self) -> str:
+        dims = "".join(f"{d}x" for d in self.shape)
+        return f"tensor<{dims}{self.dtype}>"
+
+
+def numpy_dtype(dtype: str) -> np.dtype:
+    if dtype not in _NUMPY_DTYPES:
+        raise ValueError(f"element type {dtype} has no NumPy equivalent")
+    return np.dtype(_NUMPY_DTYPES[dtype])
+
+
+def element_type_of(dtype: np.dtype | type) -> str:
+    """The tenzr element-type name of a NumPy dtype."""
+    dt = np.dtype(dtype)
+    for name, np_type in _NUMPY_DTYPES.items():
+        if dt == np_type:
+            return name
+    raise ValueError(f"NumPy dtype {dt} is not a tenzr element type ({', '.join(ELEMENT_TYPES)})")
+
+
+_ELEMENT_FACTORIES = {
+    "f16": lambda: ir.F16Type.get(),
+    "bf16": lambda: ir.BF16Type.get(),
+    "f32": lambda: ir.F32Type.get(),
+    "f64": lambda: ir.F64Type.get(),
+    "i1": lambda: ir.IntegerType.get_signless(1),
+    "i32": lambda: ir.IntegerType.get_signless(32),
+    "i64": lambda: ir.IntegerType.get_signless(64),
+}
+
+# Keyed by (context, spec) and by ir.Type respectively; the bindings hash types by identity
+# of the uniqued storage, so both caches stay small (one entry per distinct type).
+_to_ir: dict[tuple[ir.Context, TensorSpec], ir.Type] = {}
+_from_ir: dict[ir.Type, TensorSpec | None] = {}
+
+
+def element_ir_type(dtype: str) -> ir.Type:
+    return _ELEMENT_FACTORIES[dtype]()
+
+
+def ir_type(spec: TensorSpec) -> ir.Type:
+    """The MLIR tensor type of `spec` in the current context."""
+    key = (ir.Context.current, spec)
+    found = _to_ir.get(key)
+    if found is None:
+        found = ir.RankedTensorType.get(list(spec.shape), element_ir_type(spec.dtype))
+        _to_ir[key] = found
+    return found
+
+
+def spec_of_type(type_: ir.Type) -> TensorSpec | None:
+    """The TensorSpec of an MLIR type, or None when it is not a static tenzr tensor type."""
+    if type_ in _from_ir:
+        return _from_ir[type_]
+    spec = None
+    if isinstance(type_, ir.RankedTensorType) and type_.has_static_shape:
+        element = str(type_.element_type)
+        if element in _ELEMENT_FACTORIES:
+            spec = TensorSpec(tuple(type_.shape), element)
+    _from_ir[type_] = spec
+    return spec
+
+
+def spec_of(value: ir.Value) -> TensorSpec:
+    """The TensorSpec of a value known to have a tenzr tensor type."""
+    spec = spec_of_type(value.type)
+    if spec is None:
+        raise ValueError(f"{value.type} is not a statically shaped tensor of a tenzr element type")
+    return spec
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...] | None:
+    """NumPy broadcasting of `shapes` (right-aligned, size-1 stretches), or None."""
+    rank = max((len(s) for s in shapes), default=0)
+    result = []
+    for axis in range(rank):
+        dims = {s[len(s) - rank + axis] for s in shapes if len(s) - rank + axis >= 0}
+        dims.discard(1)
+        if len(dims) > 1:
+            return None
+        result.append(dims.pop() if dims else 1)
+    return tuple(result)

@@ -1,0 +1,381 @@
+"""The typed StableHLO emitter: every StableHLO op Tenzr creates goes through here.
+
+Import it as `sh`. Each function takes `ir.Value`s and plain Python values, infers the
+result type, and creates the op at the current insertion point and location. Helpers that
+would be no-ops (a reshape to the same shape, an identity transpose) return their input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+
+from tenzr.dialect.ir_imports import ir
+from tenzr.dialect.opdef import dense_constant
+from tenzr.dialect.types import TensorSpec, ir_type, spec_of
+
+Value = ir.Value
+spec = spec_of
+
+
+@lru_cache(maxsize=None)
+def _parse_attr(text: str, context: ir.Context) -> ir.Attribute:
+    return ir.Attribute.parse(text, context)
+
+
+def attr(text: str) -> ir.Attribute:
+    return _parse_attr(text, ir.Context.current)
+
+
+def _i64s(values: Sequence[int]) -> ir.Attribute:
+    return ir.DenseI64ArrayAttr.get([int(v) for v in values])
+
+
+def _i64(value: int) -> ir.Attribute:
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))
+
+
+def _list(values: Sequence[int]) -> str:
+    return "[" + ", ".join(str(int(v)) for v in values) + "]"
+
+
+def create(name: str, results: Sequence[TensorSpec], operands: Sequence[Value],
+           attributes: dict[str, ir.Attribute] | None = None, regions: int = 0) -> ir.Operation:
+    return ir.Operation.create(name, results=[ir_type(r) for r in results], operands=list(operands),
+                               attributes=attributes, regions=regions)
+
+
+def _one(name: str, result: TensorSpec, operands: Sequence[Value],
+         attributes: dict[str, ir.Attribute] | None = None) -> Value:
+    return create(name, [result], operands, attributes).result
+
+
+# --------------------------------------------------------------------------- elementwise
+
+
+def _elementwise(name: str) -> Callable[..., Value]:
+    def emit(*operands: Value) -> Value:
+        return _one(name, spec(operands[-1]), operands)  # select's condition comes first
+
+    emit.__name__ = name.removeprefix("stablehlo.")
+    emit.__doc__ = f"`{name}` on operands of one shape."
+    return emit
+
+
+add = _elementwise("stablehlo.add")
+subtract = _elementwise("stablehlo.subtract")
+multiply = _elementwise("stablehlo.multiply")
+divide = _elementwise("stablehlo.divide")
+power = _elementwise("stablehlo.power")
+maximum = _elementwise("stablehlo.maximum")
+minimum = _elementwise("stablehlo.minimum")
+and_ = _elementwise("stablehlo.and")
+or_ = _elementwise("stablehlo.or")
+not_ = _elementwise("stablehlo.not")
+negate = _elementwise("stablehlo.negate")
+exponential = _elementwise("stablehlo.exponential")
+log = _elementwise("stablehlo.log")
+sqrt = _elementwise("stablehlo.sqrt")
+rsqrt = _elementwise("stablehlo.rsqrt")
+tanh = _elementwise("stablehlo.tanh")
+logistic = _elementwise("stablehlo.logistic")
+sine = _elementwise("stablehlo.sine")
+cosine = _elementwise("stablehlo.cosine")
+abs_ = _elementwise("stablehlo.abs")
+log_plus_one = _elementwise("stablehlo.log_plus_one")
+exponential_minus_one = _elementwise("stablehlo.exponential_minus_one")
+sign = _elementwise("stablehlo.sign")
+floor = _elementwise("stablehlo.floor")
+round_nearest_even = _elementwise("stablehlo.round_nearest_even")
+
+
+def clamp(low: Value, x: Value, high: Value) -> Value:
+    """min(max(x, low), high); bounds are rank 0 or x's shape."""
+    return _one("stablehlo.clamp", spec(x), [low, x, high])
+
+
+def _compare_type(dtype: str) -> str:
+    if dtype.startswith(("f", "bf")):
+        return "FLOAT"
+    return "UNSIGNED" if dtype == "i1" else "SIGNED"
+
+
+def compare(x: Value, y: Value, direction: str) -> Value:
+    """`direction` is one of EQ NE GE GT LE LT (case-insensitive)."""
+    s = spec(x)
+    return _one("stablehlo.compare", s.with_dtype("i1"), [x, y], {
+        "comparison_direction": attr(f"#stablehlo<comparison_direction {direction.upper()}>"),
+        "compare_type": attr(f"#stablehlo<comparison_type {_compare_type(s.dtype)}>"),
+    })
+
+
+def select(cond: Value, a: Value, b: Value) -> Value:
+    return _one("stablehlo.select", spec(a), [cond, a, b])
+
+
+def convert(x: Value, dtype: str) -> Value:
+    s = spec(x)
+    return x if s.dtype == dtype else _one("stablehlo.convert", s.with_dtype(dtype), [x])
+
+
+# --------------------------------------------------------------------------- constants
+
+
+def constant(value: np.ndarray | float | int | bool, like: TensorSpec) -> Value:
+    """A constant of type `like` holding `value` (a scalar is splat)."""
+    array = np.broadcast_to(np.asarray(value), like.shape)
+    return _one("stablehlo.constant", like, [], {"value": dense_constant(array, like)})
+
+
+def full(like: TensorSpec, value: float | int | bool) -> Value:
+    return constant(value, like)
+
+
+def zeros(like: TensorSpec) -> Value:
+    return constant(0, like)
+
+
+def iota(result: TensorSpec, dimension: int) -> Value:
+    return _one("stablehlo.iota", result, [], {"iota_dimension": _i64(dimension)})
+
+
+# --------------------------------------------------------------------------- shapes
+
+
+def broadcast_in_dim(x: Value, shape: Sequence[int], dims: Sequence[int]) -> Value:
+    s = spec(x)
+    if tuple(shape) == s.shape and list(dims) == list(range(s.rank)):
+        return x
+    return _one("stablehlo.broadcast_in_dim", s.with_shape(shape), [x], {"broadcast_dimensions": _i64s(dims)})
+
+
+def broadcast_to(x: Value, shape: Sequence[int]) -> Value:
+    """NumPy broadcast of `x` to `shape` (right-aligned)."""
+    rank = spec(x).rank
+    return broadcast_in_dim(x, shape, range(len(shape) - rank, len(shape)))
+
+
+def reshape(x: Value, shape: Sequence[int]) -> Value:
+    s = spec(x)
+    return x if tuple(shape) == s.shape else _one("stablehlo.reshape", s.with_shape(shape), [x])
+
+
+def transpose(x: Value, permutation: Sequence[int]) -> Value:
+    s = spec(x)
+    if list(permutation) == list(range(s.rank)):
+        return x
+    return _one("stablehlo.transpose", s.with_shape(s.shape[p] for p in permutation), [x],
+                {"permutation": _i64s(permutation)})
+
+
+def slice_(x: Value, start: Sequence[int], limit: Sequence[int], strides: Sequence[int] | None = None) -> Value:
+    s = spec(x)
+    strides = strides or [1] * s.rank
+    if list(start) == [0] * s.rank and tuple(limit) == s.shape and list(strides) == [1] * s.rank:
+        return x
+    shape = [-(-(e - b) // st) for b, e, st in zip(start, limit, strides, strict=True)]
+    return _one("stablehlo.slice", s.with_shape(shape), [x], {
+        "start_indices": _i64s(start), "limit_indices": _i64s(limit), "strides": _i64s(strides)})
+
+
+def pad(x: Value, value: Value, low: Sequence[int], high: Sequence[int], interior: Sequence[int]) -> Value:
+    s = spec(x)
+    if not any(low) and not any(high) and not any(interior):
+        return x
+    shape = [lo + hi + d + max(d - 1, 0) * i for d, lo, hi, i in zip(s.shape, low, high, interior, strict=True)]
+    return _one("stablehlo.pad", s.with_shape(shape), [x, value], {
+        "edge_padding_low": _i64s(low), "edge_padding_high": _i64s(high), "interior_padding": _i64s(interior)})
+
+
+def reverse(x: Value, dims: Sequence[int]) -> Value:
+    return x if not dims else _one("stablehlo.reverse", spec(x), [x], {"dimensions": _i64s(dims)})
+
+
+def concatenate(xs: Sequence[Value], axis: int) -> Value:
+    if len(xs) == 1:
+        return xs[0]
+    first = spec(xs[0])
+    total = sum(spec(x).shape[axis] for x in xs)
+    shape = [total if d == axis else n for d, n in enumerate(first.shape)]
+    return _one("stablehlo.concatenate", first.with_shape(shape), xs, {"dimension": _i64(axis)})
+
+
+def dynamic_slice(x: Value, starts: Sequence[Value], sizes: Sequence[int]) -> Value:
+    return _one("stablehlo.dynamic_slice", spec(x).with_shape(sizes), [x, *starts], {"slice_sizes": _i64s(sizes)})
+
+
+def dynamic_update_slice(x: Value, update: Value, starts: Sequence[Value]) -> Value:
+    return _one("stablehlo.dynamic_update_slice", spec(x), [x, update, *starts])
+
+
+# --------------------------------------------------------------------------- contractions
+
+
+def dot_general(a: Value, b: Value, batch: tuple[Sequence[int], Sequence[int]],
+                contract: tuple[Sequence[int], Sequence[int]]) -> Value:
+    """Result dims: batch dims, then a's free dims, then b's free dims."""
+    sa, sb = spec(a), spec(b)
+    (ba, bb), (ca, cb) = batch, contract
+    free_a = [n for d, n in enumerate(sa.shape) if d not in ba and d not in ca]
+    free_b = [n for d, n in enumerate(sb.shape) if d not in bb and d not in cb]
+    shape = [sa.shape[d] for d in ba] + free_a + free_b
+    parts = []
+    if ba:
+        parts.append(f"lhs_batching_dimensions = {_list(ba)}, rhs_batching_dimensions = {_list(bb)}")
+    parts.append(f"lhs_contracting_dimensions = {_list(ca)}, rhs_contracting_dimensions = {_list(cb)}")
+    return _one("stablehlo.dot_general", sa.with_shape(shape), [a, b],
+                {"dot_dimension_numbers": attr(f"#stablehlo.dot<{', '.join(parts)}>")})
+
+
+class ConvLayout(NamedTuple):
+    """Dimension numbers of a convolution: positions of each logical dim."""
+
+    input_batch: int
+    input_feature: int
+    input_spatial: tuple[int, ...]
+    kernel_in: int
+    kernel_out: int
+    kernel_spatial: tuple[int, ...]
+    output_batch: int
+    output_feature: int
+    output_spatial: tuple[int, ...]
+
+    @staticmethod
+    def channels_first(n: int) -> ConvLayout:
+        """NCHW input and output, OIHW kernel, with `n` spatial dims."""
+        sp = tuple(range(2, 2 + n))
+        return ConvLayout(0, 1, sp, 1, 0, sp, 0, 1, sp)
+
+    def attribute(self) -> ir.Attribute:
+        return attr(
+            f"#stablehlo.conv<raw input_batch_dimension = {self.input_batch}, "
+            f"input_feature_dimension = {self.input_feature}, input_spatial_dimensions = {_list(self.input_spatial)}, "
+            f"kernel_input_feature_dimension = {self.kernel_in}, kernel_output_feature_dimension = {self.kernel_out}, "
+            f"kernel_spatial_dimensions = {_list(self.kernel_spatial)}, output_batch_dimension = {self.output_batch}, "
+            f"output_feature_dimension = {self.output_feature}, "
+            f"output_spatial_dimensions = {_list(self.output_spatial)}>")
+
+
+def convolution(x: Value, w: Value, layout: ConvLayout, *, strides: Sequence[int], padding_low: Sequence[int],
+                padding_high: Sequence[int], lhs_dilation: Sequence[int], rhs_dilation: Sequence[int],
+                feature_group_count: int = 1, batch_group_count: int = 1) -> Value:
+    sx, sw = spec(x), spec(w)
+    rank = sx.rank
+    shape = [0] * rank
+    shape[layout.output_batch] = sx.shape[layout.input_batch] // batch_group_count
+    shape[layout.output_feature] = sw.shape[layout.kernel_out]
+    for d in range(len(strides)):
+        size = (sx.shape[layout.input_spatial[d]] - 1) * lhs_dilation[d] + 1 + padding_low[d] + padding_high[d]
+        window = (sw.shape[layout.kernel_spatial[d]] - 1) * rhs_dilation[d] + 1
+        shape[layout.output_spatial[d]] = max(size - window, -1) // strides[d] + 1
+    padding = np.array([[lo, hi] for lo, hi in zip(padding_low, padding_high, strict=True)], dtype=np.int64)
+    padding_type = ir.RankedTensorType.get(list(padding.shape), ir.IntegerType.get_signless(64))
+    return _one("stablehlo.convolution", sx.with_shape(shape), [x, w], {
+        "window_strides": _i64s(strides),
+        "padding": ir.DenseElementsAttr.get(padding.reshape(padding.shape), type=padding_type.element_type,
+                                            shape=list(padding.shape)),
+        "lhs_dilation": _i64s(lhs_dilation),
+        "rhs_dilation": _i64s(rhs_dilation),
+        "dimension_numbers": layout.attribute(),
+        "feature_group_count": _i64(feature_group_count),
+        "batch_group_count": _i64(batch_group_count),
+    })
+
+
+# --------------------------------------------------------------------------- regions
+
+
+def _scalar_block(op: ir.Operation, dtypes: Sequence[str]) -> ir.Block:
+    types = [ir_type(TensorSpec((), d)) for d in dtypes]
+    return op.regions[0].blocks.append(*types)
+
+
+def _return(*values: Value) -> None:
+    ir.Operation.create("stablehlo.return", results=[], operands=list(values))
+
+
+Combiner = Callable[[Value, Value], Value]
+
+COMBINERS: dict[str, Combiner] = {
+    "add": add,
+    "multiply": multiply,
+    "max": maximum,
+    "min": minimum,
+    "set": lambda old, new: new,
+    "or": or_,
+}
+
+
+def reduce(x: Value, init: float | int | bool, dims: Sequence[int], combiner: str) -> Value:
+    """Reduces `x` over `dims` with one of COMBINERS, starting from `init`."""
+    s = spec(x)
+    if not dims:
+        return x
+    out = s.with_shape(n for d, n in enumerate(s.shape) if d not in dims)
+    init_value = constant(init, TensorSpec((), s.dtype))
+    op = create("stablehlo.reduce", [out], [x, init_value], {"dimensions": _i64s(sorted(dims))}, regions=1)
+    block = _scalar_block(op, [s.dtype, s.dtype])
+    with ir.InsertionPoint(block):
+        _return(COMBINERS[combiner](block.arguments[0], block.arguments[1]))
+    return op.result
+
+
+def scatter(x: Value, indices: Value, updates: Value, *, update_window_dims: Sequence[int],
+            inserted_window_dims: Sequence[int], scatter_dims_to_operand_dims: Sequence[int],
+            index_vector_dim: int, combiner: str, unique_indices: bool = False) -> Value:
+    s = spec(x)
+    numbers = attr(
+        f"#stablehlo.scatter<update_window_dims = {_list(update_window_dims)}, "
+        f"inserted_window_dims = {_list(inserted_window_dims)}, "
+        f"scatter_dims_to_operand_dims = {_list(scatter_dims_to_operand_dims)}, index_vector_dim = {index_vector_dim}>")
+    op = create("stablehlo.scatter", [s], [x, indices, updates], {
+        "scatter_dimension_numbers": numbers,
+        "indices_are_sorted": ir.BoolAttr.get(False),
+        "unique_indices": ir.BoolAttr.get(unique_indices),
+    }, regions=1)
+    block = _scalar_block(op, [s.dtype, s.dtype])
+    with ir.InsertionPoint(block):
+        _return(COMBINERS[combiner](block.arguments[0], block.arguments[1]))
+    return op.result
+
+
+def gather(x: Value, indices: Value, *, offset_dims: Sequence[int], collapsed_slice_dims: Sequence[int],
+           start_index_map: Sequence[int], index_vector_dim: int, slice_sizes: Sequence[int]) -> Value:
+    sx, si = spec(x), spec(indices)
+    batch = [n for d, n in enumerate(si.shape) if d != index_vector_dim]
+    offsets = [n for d, n in enumerate(slice_sizes) if d not in collapsed_slice_dims]
+    rank = len(batch) + len(offsets)
+    shape, b, o = [], iter(batch), iter(offsets)
+    for d in range(rank):
+        shape.append(next(o) if d in offset_dims else next(b))
+    numbers = attr(
+        f"#stablehlo.gather<offset_dims = {_list(offset_dims)}, collapsed_slice_dims = {_list(collapsed_slice_dims)}, "
+        f"start_index_map = {_list(start_index_map)}, index_vector_dim = {index_vector_dim}>")
+    return _one("stablehlo.gather", sx.with_shape(shape), [x, indices], {
+        "dimension_numbers": numbers, "slice_sizes": _i64s(slice_sizes),
+        "indices_are_sorted": ir.BoolAttr.get(False)})
+
+
+def sort(operands: Sequence[Value], dimension: int, descending: bool) -> list[Value]:
+    """Stable sort of all `operands` along `dimension`, keyed on the first."""
+    specs = [spec(v) for v in operands]
+    op = create("stablehlo.sort", specs, operands, {
+        "dimension": _i64(dimension), "is_stable": ir.BoolAttr.get(True)}, regions=1)
+    block = _scalar_block(op, [d for s in specs for d in (s.dtype, s.dtype)])
+    with ir.InsertionPoint(block):
+        lhs, rhs = block.arguments[0], block.arguments[1]
+        _return(_total_order_less(rhs, lhs) if descending else _total_order_less(lhs, rhs))
+    return list(op.results)
+
+
+def _total_order_less(a: Value, b: Value) -> Value:
+    """a < b, with NaN sorted last (after +inf) for floats, as NumPy does."""
+    s = spec(a)
+    less = compare(a, b, "LT")
+    if not s.is_float:
+        return less
+    a_is_number, b_is_nan = compare(a, a, "EQ"), compare(b, b, "NE")
+    return or_(less, and_(b_is_nan, a_is_number))

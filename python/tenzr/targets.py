@@ -1,0 +1,49 @@
+"""Compile targets: the IREE flags and runtime driver of CPU, Vulkan and CUDA."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tenzr.dialect.diagnostics import TenzrError
+
+TARGET_NAMES = ("cpu", "vulkan", "cuda")
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a program runs: `name` picks the IREE backend, the rest refine it."""
+
+    name: str = "cpu"
+    cpu: str = "host"
+    """LLVM CPU name for `cpu` (`host` tunes for this machine; a generic CPU ran 4x slower)."""
+    cpu_features: str = ""
+    vulkan_target: str = ""
+    """An IREE Vulkan target such as `rdna3` or `valhall`; empty picks IREE's portable default."""
+    cuda_arch: str = "sm_80"
+    """An `sm_XX` that IREE accepts (3.13 rejects sm_90 with "missing GPU target")."""
+
+    def __post_init__(self) -> None:
+        if self.name not in TARGET_NAMES:
+            raise TenzrError(f"unknown target '{self.name}' (choose one of: {', '.join(TARGET_NAMES)})")
+
+    @property
+    def driver(self) -> str:
+        return {"cpu": "local-task", "vulkan": "vulkan", "cuda": "cuda"}[self.name]
+
+    def compiler_flags(self) -> tuple[str, ...]:
+        if self.name == "cpu":
+            flags = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
+                     f"--iree-llvmcpu-target-cpu={self.cpu}", "--iree-input-demote-f64-to-f32=false"]
+            if self.cpu_features:
+                flags.append(f"--iree-llvmcpu-target-cpu-features={self.cpu_features}")
+            return tuple(flags)
+        if self.name == "vulkan":
+            flags = ["--iree-hal-target-device=vulkan"]
+            if self.vulkan_target:
+                flags.append(f"--iree-vulkan-target={self.vulkan_target}")
+            return tuple(flags)
+        return ("--iree-hal-target-device=cuda", f"--iree-cuda-target={self.cuda_arch}")
+
+
+def as_target(target: str | Target) -> Target:
+    return target if isinstance(target, Target) else Target(target)

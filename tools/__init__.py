@@ -1,0 +1,1 @@
+"""Command-line tools: `tenzr-opt` and `tenzr-compile`."""
