@@ -173,10 +173,22 @@ class Op:
     is chosen by the user read them."""
     location: ir.Location | None = None
     results: list[TensorSpec] = field(default_factory=list)
+    outputs: list[ir.Value] = field(default_factory=list)
+    """The result values, when the op exists in IR."""
+    wanted: tuple[bool, ...] = ()
+    """During differentiation: which operands need a cotangent (empty means all)."""
 
     @property
     def result(self) -> TensorSpec:
         return self.results[0]
+
+    @property
+    def out(self) -> ir.Value:
+        return self.outputs[0]
+
+    def wants(self, index: int) -> bool:
+        """Whether operand `index` needs a cotangent; rules may skip work for the others."""
+        return not self.wanted or self.wanted[index]
 
     def __getitem__(self, name: str) -> Any:
         return self.attrs[name]
@@ -258,7 +270,7 @@ class OpDef:
         attributes = operation.attributes
         found = {name: attributes[name] for name in attributes}
         attrs = self._decode_attrs(found, specs[0].rank if specs else _rank0(given), parsed=True)
-        op = Op(self, operands, specs, attrs, given, operation.location)
+        op = Op(self, operands, specs, attrs, given, operation.location, outputs=list(operation.results))
         op.results = self._results(op)
         if len(op.results) != len(given):
             fail(f"expects {len(op.results)} result(s), got {len(given)}")

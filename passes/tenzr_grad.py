@@ -1,0 +1,345 @@
+"""`tenzr-grad`: reverse-mode differentiation with StableHLO adjoints.
+
+For `@f(args) -> ys` it adds, keeping `@f`:
+  mode=grad            `@f_grad(args) -> (df/d wrt...)`          (f has one float scalar result)
+  mode=vjp             `@f_vjp(args, ybars...) -> (ys..., argbars...)`
+  mode=value_and_grad  `@f_value_and_grad(args) -> (y, grads...)`
+
+The function is cloned, calls to ordinary functions are inlined, and an activity analysis
+keeps only values that depend on a `wrt` argument and reach a seeded output. The reverse
+sweep walks the forward ops backwards, asks each op's rule in `vjp_rules.VJP_RULES` for
+its operands' cotangents, sums broadcast cotangents back to operand shapes, and
+accumulates fan-out. Forward ops stay tenzr; adjoints are StableHLO. Dead code is removed.
+A function carrying `tenzr.custom_vjp = @bwd` is differentiated by calling
+`@bwd(primals..., cotangents...) -> (input cotangents...)` instead of its body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from tenzr.dialect.context import body_ops, functions, module_body
+from tenzr.dialect.diagnostics import TenzrError
+from tenzr.dialect.ir_imports import ir
+from tenzr.dialect.opdef import PREFIX
+from tenzr.dialect.ops import OPS
+from tenzr.dialect.types import TensorSpec, spec_of, spec_of_type
+from tenzr.dialect.verify import decode
+from tenzr.passes import stablehlo as sh
+from tenzr.passes.registry import Pass, register
+from tenzr.passes.vjp_rules import VJP_RULES
+
+MODES = ("grad", "vjp", "value_and_grad")
+CUSTOM_VJP = "tenzr.custom_vjp"
+MAX_INLINE_DEPTH = 64
+
+Value = ir.Value
+
+
+def _symbol(op: ir.Operation, name: str) -> str | None:
+    if name not in op.attributes:
+        return None
+    return ir.FlatSymbolRefAttr(op.attributes[name]).value
+
+
+def custom_vjp_of(func: ir.Operation) -> str | None:
+    """The `@bwd` named by a function's `tenzr.custom_vjp`, if any."""
+    return _symbol(func, CUSTOM_VJP) if CUSTOM_VJP in func.attributes else None
+
+
+def function_type(func: ir.Operation) -> ir.FunctionType:
+    return ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+
+
+def _is_public(func: ir.Operation) -> bool:
+    return "sym_visibility" not in func.attributes or ir.StringAttr(func.attributes["sym_visibility"]).value == "public"
+
+
+def _has_uses(value: Value) -> bool:
+    return any(True for _ in value.uses)
+
+
+# --------------------------------------------------------------------------- inlining
+
+
+def _inline(call: ir.Operation, callee: ir.Operation) -> None:
+    mapping: dict[Value, Value] = dict(zip(callee.regions[0].blocks[0].arguments, call.operands, strict=True))
+    returned: list[Value] = []
+    with ir.InsertionPoint(call):
+        for op in body_ops(callee):
+            if op.name == "func.return":
+                returned = [mapping.get(v, v) for v in op.operands]
+                break
+            clone = op.clone()
+            for i, v in enumerate(clone.operands):
+                if v in mapping:
+                    clone.operands[i] = mapping[v]
+            mapping.update(zip(op.results, clone.results, strict=True))
+    for result, value in zip(call.results, returned, strict=True):
+        result.replace_all_uses_with(value)
+    call.erase()
+
+
+def inline_calls(func: ir.Operation, funcs: dict[str, ir.Operation]) -> None:
+    """Inlines every call to a function without a custom VJP into `func`."""
+    for _ in range(MAX_INLINE_DEPTH):
+        calls = [op for op in body_ops(func) if op.name == "func.call"]
+        calls = [c for c in calls if custom_vjp_of(_callee(c, funcs)) is None]
+        if not calls:
+            return
+        for call in calls:
+            callee = _callee(call, funcs)
+            if not callee.regions[0].blocks:
+                raise TenzrError(f"cannot differentiate through external function '@{_symbol(call, 'callee')}' "
+                                 "(give it a body or a tenzr.custom_vjp)", call.location)
+            _inline(call, callee)
+    raise TenzrError("calls nest deeper than 64 levels (recursion cannot be differentiated)", func.location)
+
+
+def _callee(call: ir.Operation, funcs: dict[str, ir.Operation]) -> ir.Operation:
+    name = _symbol(call, "callee")
+    if name not in funcs:
+        raise TenzrError(f"call to unknown function '@{name}'", call.location)
+    return funcs[name]
+
+
+# --------------------------------------------------------------------------- the sweep
+
+
+def _unbroadcast(ct: Value, target: TensorSpec) -> Value:
+    """Sums a broadcast cotangent back to `target`'s shape (NumPy rules)."""
+    s = sh.spec(ct)
+    if s.shape == target.shape:
+        return ct
+    lead = s.rank - target.rank
+    dims = [*range(lead), *(lead + i for i, n in enumerate(target.shape) if n == 1 and s.shape[lead + i] != 1)]
+    return sh.reshape(sh.reduce(ct, 0, dims, "add"), target.shape)
+
+
+@dataclass
+class _Sweep:
+    funcs: dict[str, ir.Operation]
+    active: set[Value]
+    adjoints: dict[Value, Value] = field(default_factory=dict)
+
+    def accumulate(self, value: Value, ct: Value, source: str) -> None:
+        if value not in self.active:
+            return
+        target = spec_of(value)
+        got = sh.spec(ct)
+        if got.dtype != target.dtype or got.rank < target.rank:
+            raise TenzrError(f"internal error: the VJP rule of '{source}' gave a {got} cotangent for a {target} "
+                             "operand")
+        ct = _unbroadcast(ct, target)
+        previous = self.adjoints.get(value)
+        self.adjoints[value] = ct if previous is None else sh.add(previous, ct)
+
+    def visit(self, op: ir.Operation) -> None:
+        cts = [self.adjoints.pop(r, None) for r in op.results]
+        if all(c is None for c in cts):
+            return
+        with op.location:
+            if op.name == "func.call":
+                grads = self._custom_call_vjp(op, cts)
+            elif op.name.startswith(PREFIX) and op.name in VJP_RULES:
+                decoded = decode(op)
+                decoded.wanted = tuple(v in self.active for v in op.operands)
+                ct = cts[0] if len(cts) == 1 else [c if c is not None else sh.zeros(s)
+                                                   for c, s in zip(cts, decoded.results, strict=True)]
+                grads = VJP_RULES[op.name](decoded, ct)
+            else:
+                raise TenzrError(f"'{op.name}' op has no gradient rule, but it lies on a differentiated path",
+                                 op.location)
+            grads = list(grads)
+            if len(grads) != len(op.operands):
+                raise TenzrError(f"internal error: the VJP rule of '{op.name}' returned {len(grads)} cotangents for "
+                                 f"{len(op.operands)} operands", op.location)
+            for value, grad in zip(op.operands, grads, strict=True):
+                if grad is not None:
+                    self.accumulate(value, grad, op.name)
+
+    def _custom_call_vjp(self, call: ir.Operation, cts: list[Value | None]) -> list[Value]:
+        callee = _callee(call, self.funcs)
+        name = _symbol(call, "callee")
+        bwd_name = custom_vjp_of(callee)
+        if bwd_name not in self.funcs:
+            raise TenzrError(f"'@{name}' names '@{bwd_name}' as its tenzr.custom_vjp, but no such function exists",
+                             callee.location)
+        bwd = self.funcs[bwd_name]
+        ftype, btype = function_type(callee), function_type(bwd)
+        want_in = [*ftype.inputs, *ftype.results]
+        if list(btype.inputs) != want_in or list(btype.results) != list(ftype.inputs):
+            raise TenzrError(f"custom VJP '@{bwd_name}' of '@{name}' must have type ({', '.join(map(str, want_in))}) "
+                             f"-> ({', '.join(map(str, ftype.inputs))}) (primals..., cotangents...) -> "
+                             f"(input cotangents...), got {btype}", bwd.location)
+        full = [c if c is not None else sh.zeros(spec_of_type(t)) for c, t in zip(cts, ftype.results, strict=True)]
+        out = ir.Operation.create("func.call", results=list(ftype.inputs), operands=[*call.operands, *full],
+                                  attributes={"callee": ir.FlatSymbolRefAttr.get(bwd_name)})
+        return list(out.results)
+
+
+def _differentiable(op: ir.Operation) -> bool:
+    opdef = OPS.get(op.name)
+    return opdef is None or opdef.gradient != "none"
+
+
+def activity(forward: list[ir.Operation], wrt: Sequence[Value], outputs: Sequence[Value]) -> set[Value]:
+    """Values that depend on `wrt` (varied) and reach `outputs` (useful)."""
+    varied = set(wrt)
+    for op in forward:
+        if _differentiable(op) and any(v in varied for v in op.operands):
+            varied.update(r for r in op.results if (s := spec_of_type(r.type)) is not None and s.is_float)
+    useful = {v for v in outputs if v in varied}
+    for op in reversed(forward):
+        if any(r in useful for r in op.results):
+            useful.update(v for v in op.operands if v in varied)
+    return useful
+
+
+def _dce(func: ir.Operation) -> None:
+    for op in reversed(body_ops(func)):
+        if op.name not in ("func.return", "func.call") and not any(_has_uses(r) for r in op.results):
+            op.erase()
+
+
+# --------------------------------------------------------------------------- the transform
+
+
+def differentiate(module: ir.Operation, name: str, wrt: Sequence[int] = (), mode: str = "grad",
+                  seeded: Sequence[int] | None = None) -> ir.Operation:
+    """Adds `@{name}_{mode}` to `module` (see the module docstring) and returns it.
+
+    `seeded` (for grad and value_and_grad) picks which results are differentiated; the
+    others are returned as values (the API's `has_aux`). By default f must have one result.
+    """
+    if mode not in MODES:
+        raise TenzrError(f"tenzr-grad: unknown mode '{mode}' (choose one of: {', '.join(MODES)})")
+    funcs = functions(module)
+    if name not in funcs:
+        known = ", ".join(f"@{n}" for n in funcs) or "none"
+        raise TenzrError(f"tenzr-grad: no function named '@{name}' (functions: {known})")
+    f = funcs[name]
+    new_name = f"{name}_{mode}"
+    if new_name in funcs:
+        raise TenzrError(f"tenzr-grad: '@{new_name}' already exists", funcs[new_name].location)
+    if not f.regions[0].blocks:
+        raise TenzrError(f"tenzr-grad: '@{name}' is external (it has no body)", f.location)
+    ftype = function_type(f)
+    arg_specs = [spec_of_type(t) for t in ftype.inputs]
+    result_specs = [spec_of_type(t) for t in ftype.results]
+    wrt = _check_wrt(f, name, wrt, arg_specs)
+    seeded = _check_seeded(f, name, mode, seeded, result_specs)
+
+    new = f.clone(ip=ir.InsertionPoint(module_body(module)))
+    new.attributes["sym_name"] = ir.StringAttr.get(new_name)
+    for attribute in (CUSTOM_VJP, "arg_attrs", "res_attrs"):
+        if attribute in new.attributes:
+            del new.attributes[attribute]
+    block = new.regions[0].blocks[0]
+    if custom_vjp_of(f) is not None:
+        _replace_body_with_call(block, name, ftype)
+    funcs[new_name] = new
+    inline_calls(new, funcs)
+
+    ops = body_ops(new)
+    ret, forward = ops[-1], ops[:-1]
+    outputs = list(ret.operands)
+    args = list(block.arguments)
+    with new.location, ir.InsertionPoint(ret):
+        if mode == "vjp":
+            seeds = [block.add_argument(t, new.location) for t in ftype.results]
+        else:
+            seeds = [sh.full(result_specs[i], 1) if i in seeded else None for i in range(len(outputs))]
+        wrt_args = [args[i] for i in wrt]
+        seeded_outputs = [v for v, s in zip(outputs, seeds, strict=True) if s is not None]
+        sweep = _Sweep(funcs, activity(forward, wrt_args, seeded_outputs))
+        for value, seed in zip(outputs, seeds, strict=True):
+            if seed is not None:
+                sweep.accumulate(value, seed, "the seed")
+        for op in reversed(forward):
+            sweep.visit(op)
+        grads = [sweep.adjoints.get(a) or sh.zeros(arg_specs[i]) for a, i in zip(wrt_args, wrt, strict=True)]
+        results = grads if mode == "grad" else [*outputs, *grads]
+        ir.Operation.create("func.return", results=[], operands=results)
+    ret.erase()
+    inputs = [a.type for a in block.arguments]
+    new.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, [v.type for v in results]))
+    _dce(new)
+    return new
+
+
+def _check_wrt(f: ir.Operation, name: str, wrt: Sequence[int], specs: list[TensorSpec | None]) -> list[int]:
+    if not wrt:
+        chosen = [i for i, s in enumerate(specs) if s is not None and s.is_float]
+        if not chosen:
+            raise TenzrError(f"tenzr-grad: '@{name}' has no floating-point argument to differentiate", f.location)
+        return chosen
+    for i in wrt:
+        if not 0 <= i < len(specs):
+            raise TenzrError(f"tenzr-grad: wrt index {i} is out of range: '@{name}' has {len(specs)} arguments",
+                             f.location)
+        if specs[i] is None or not specs[i].is_float:  # type: ignore[union-attr]
+            raise TenzrError(f"tenzr-grad: argument {i} of '@{name}' has type {specs[i] or 'non-tensor'}; only "
+                             "floating-point arguments can be differentiated", f.location)
+    return list(dict.fromkeys(wrt))
+
+
+def _check_seeded(f: ir.Operation, name: str, mode: str, seeded: Sequence[int] | None,
+                  specs: list[TensorSpec | None]) -> list[int]:
+    if mode == "vjp":
+        return list(range(len(specs)))
+    if seeded is None:
+        if len(specs) != 1:
+            raise TenzrError(f"tenzr-grad: mode={mode} needs '@{name}' to return one scalar, it returns "
+                             f"{len(specs)} values (use mode=vjp for several outputs)", f.location)
+        seeded = [0]
+    for i in seeded:
+        s = specs[i]
+        if s is None or not s.is_float or s.rank != 0:
+            raise TenzrError(f"tenzr-grad: mode={mode} needs a floating-point scalar result, but result {i} of "
+                             f"'@{name}' has type {s or 'non-tensor'} (use mode=vjp for non-scalar outputs)",
+                             f.location)
+    return list(seeded)
+
+
+def _replace_body_with_call(block: ir.Block, name: str, ftype: ir.FunctionType) -> None:
+    """Makes a clone of a custom-VJP function call the original, so the sweep uses `@bwd`."""
+    for op in reversed(body_ops(block.owner)):
+        op.erase()
+    with ir.InsertionPoint(block), block.owner.location:
+        call = ir.Operation.create("func.call", results=list(ftype.results), operands=list(block.arguments),
+                                   attributes={"callee": ir.FlatSymbolRefAttr.get(name)})
+        ir.Operation.create("func.return", results=[], operands=list(call.results))
+
+
+@register
+@dataclass
+class TenzrGrad(Pass):
+    flag: ClassVar[str] = "tenzr-grad"
+    summary: ClassVar[str] = ("Add @f_grad, @f_vjp or @f_value_and_grad beside @f: reverse-mode derivatives with "
+                              "StableHLO adjoints.")
+    example_input: ClassVar[str] = """\
+func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
+  %0 = "tenzr.mul"(%x, %x) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %1 = "tenzr.reduce_sum"(%0) : (tensor<3xf32>) -> tensor<f32>
+  return %1 : tensor<f32>
+}
+"""
+    func: str = field(default="", metadata={"help": "the function to differentiate (default: every public one)"})
+    wrt: tuple[int, ...] = field(default=(), metadata={
+        "help": "argument indices to differentiate (default: every floating-point argument)"})
+    mode: str = field(default="grad", metadata={"choices": MODES, "help": "which function to add"})
+
+    def run(self, module: ir.Operation) -> None:
+        if self.mode not in MODES:
+            raise TenzrError(f"tenzr-grad: unknown mode '{self.mode}' (choose one of: {', '.join(MODES)})")
+        if self.func:
+            names = [self.func]
+        else:
+            funcs = functions(module)
+            backward = {custom_vjp_of(f) for f in funcs.values()}
+            names = [n for n, f in funcs.items() if _is_public(f) and n not in backward and f.regions[0].blocks]
+        for name in names:
+            differentiate(module, name, self.wrt, self.mode)
