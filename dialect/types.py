@@ -97,7 +97,7 @@ def ir_type(spec: TensorSpec) -> ir.Type:
     key = (ir.Context.current, spec)
     found = _to_ir.get(key)
     if found is None:
-        found = ir.RankedTensorType.get(list(spec.shape), element_ir_type(spec.dtype))
+        found = ir.RankedTensorType.get(list(spec.shape), element_ir_type(spec.dtype), loc=ir.Location.unknown())
         _to_ir[key] = found
     return found
 

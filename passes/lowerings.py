@@ -15,6 +15,7 @@ from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.types import FLOAT_TYPES, TensorSpec, numpy_dtype
+from tenzr.passes import f64_math
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.custom_ops import CUSTOM_OPS
 
@@ -86,6 +87,17 @@ def normalize_indices(indices: Value, size: int) -> Value:
     return sh.select(negative, sh.add(indices, sh.full(s, size)), indices)
 
 
+def clamp_to(indices: Value, size: int) -> Value:
+    """Indices clamped into [0, size) (IREE's gather reads out of bounds otherwise)."""
+    scalar = TensorSpec((), sh.spec(indices).dtype)
+    return sh.clamp(sh.zeros(scalar), indices, sh.full(scalar, size - 1))
+
+
+def clamp_indices(indices: Value, size: int) -> Value:
+    """NumPy negative indices normalized, then clamped into [0, size)."""
+    return clamp_to(normalize_indices(indices, size), size)
+
+
 def in_range(indices: Value, size: int) -> Value:
     s = sh.spec(indices)
     return sh.and_(sh.compare(indices, sh.zeros(s), "GE"), sh.compare(indices, sh.full(s, size), "LT"))
@@ -135,13 +147,13 @@ def scatter_along(x: Value, index_tuples: Value, updates: Value, combiner: str) 
 def _gather(op: Op) -> Value:
     x, indices = op.operands
     axis = op["axis"]
-    return take(x, normalize_indices(indices, op.specs[0].shape[axis]), axis)
+    return take(x, clamp_indices(indices, op.specs[0].shape[axis]), axis)
 
 
 def _take_along_axis(op: Op) -> Value:
     x, indices = op.operands
     axis = op["axis"]
-    return take_along(x, full_indices(normalize_indices(indices, op.specs[0].shape[axis]), axis))
+    return take_along(x, full_indices(clamp_indices(indices, op.specs[0].shape[axis]), axis))
 
 
 def identity_element(combiner: str, dtype: str) -> float | int:
@@ -170,8 +182,7 @@ def scatter_winners(indices: Value, size: int) -> Value:
     ids = sh.iota(si, 0)
     valid = in_range(indices, size)
     ids = sh.select(valid, ids, sh.full(si, -1))
-    clamped = sh.clamp(sh.zeros(TensorSpec((), si.dtype)), indices, sh.full(TensorSpec((), si.dtype), size - 1))
-    return scatter_along_axis(sh.full(TensorSpec((size,), si.dtype), -1), clamped, ids, 0, "max")
+    return scatter_along_axis(sh.full(TensorSpec((size,), si.dtype), -1), clamp_to(indices, size), ids, 0, "max")
 
 
 def along_axis(v: Value, shape: Sequence[int], axis: int) -> Value:
@@ -189,14 +200,11 @@ def _scatter(op: Op) -> Value:
         winners = scatter_winners(indices, size)
         si = sh.spec(winners)
         written = along_axis(sh.compare(winners, sh.zeros(si), "GE"), sx.shape, axis)
-        safe = sh.clamp(sh.zeros(TensorSpec((), si.dtype)), winners, sh.full(TensorSpec((), si.dtype), count - 1))
-        return sh.select(written, take(updates, safe, axis), x)
+        return sh.select(written, take(updates, clamp_to(winners, count), axis), x)
     combiner = mode
     valid = along_axis(in_range(indices, size), su.shape, axis)
     updates = sh.select(valid, updates, sh.full(su, identity_element(combiner, su.dtype)))
-    scalar = TensorSpec((), sh.spec(indices).dtype)
-    clamped = sh.clamp(sh.zeros(scalar), indices, sh.full(scalar, size - 1))
-    return scatter_along_axis(x, clamped, updates, axis, combiner)
+    return scatter_along_axis(x, clamp_to(indices, size), updates, axis, combiner)
 
 
 def _starts(op: Op, first: int) -> list[Value]:
@@ -268,7 +276,7 @@ def _sort(op: Op) -> Value:
 def _argsort(op: Op) -> Value:
     (x,) = op.operands
     ids = sh.iota(op.result, op["axis"])
-    return sh.sort([x, ids], op["axis"], op["descending"])[1]
+    return sh.sort([x, ids], op["axis"], op["descending"], order_by=1)[1]
 
 
 def _custom_call(op: Op) -> Sequence[Value]:
@@ -297,11 +305,11 @@ LOWERINGS: dict[str, Lowering] = {
     "tenzr.log": _elementwise(sh.log),
     "tenzr.sqrt": _elementwise(sh.sqrt),
     "tenzr.rsqrt": _elementwise(sh.rsqrt),
-    "tenzr.tanh": _elementwise(sh.tanh),
+    "tenzr.tanh": _elementwise(f64_math.tanh),
     "tenzr.sigmoid": _elementwise(sh.logistic),
     "tenzr.relu": _relu,
-    "tenzr.sin": _elementwise(sh.sine),
-    "tenzr.cos": _elementwise(sh.cosine),
+    "tenzr.sin": _elementwise(f64_math.sine),
+    "tenzr.cos": _elementwise(f64_math.cosine),
     "tenzr.abs": _elementwise(sh.abs_),
     "tenzr.log1p": _elementwise(sh.log_plus_one),
     "tenzr.expm1": _elementwise(sh.exponential_minus_one),

@@ -359,15 +359,25 @@ def gather(x: Value, indices: Value, *, offset_dims: Sequence[int], collapsed_sl
         "indices_are_sorted": ir.BoolAttr.get(False)})
 
 
-def sort(operands: Sequence[Value], dimension: int, descending: bool) -> list[Value]:
-    """Stable sort of all `operands` along `dimension`, keyed on the first."""
+def sort(operands: Sequence[Value], dimension: int, descending: bool, order_by: int | None = None) -> list[Value]:
+    """Sorts all `operands` along `dimension`, keyed on the first (NaN last, as NumPy).
+
+    IREE's sort is not stable even when asked to be; pass `order_by`, the position of an
+    iota operand, to break ties by original position.
+    """
     specs = [spec(v) for v in operands]
     op = create("stablehlo.sort", specs, operands, {
         "dimension": _i64(dimension), "is_stable": ir.BoolAttr.get(True)}, regions=1)
     block = _scalar_block(op, [d for s in specs for d in (s.dtype, s.dtype)])
     with ir.InsertionPoint(block):
         lhs, rhs = block.arguments[0], block.arguments[1]
-        _return(_total_order_less(rhs, lhs) if descending else _total_order_less(lhs, rhs))
+        first, second = (rhs, lhs) if descending else (lhs, rhs)
+        before = _total_order_less(first, second)
+        if order_by is not None:
+            tie = not_(_total_order_less(second, first))
+            earlier = compare(block.arguments[2 * order_by], block.arguments[2 * order_by + 1], "LT")
+            before = or_(before, and_(tie, earlier))
+        _return(before)
     return list(op.results)
 
 

@@ -19,11 +19,14 @@ from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.types import TensorSpec
+from tenzr.passes import f64_math
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.custom_ops import CUSTOM_OPS
 from tenzr.passes.lowerings import (
     along_axis,
     broadcast_operands,
+    clamp_indices,
+    clamp_to,
     full_indices,
     in_range,
     normalize_indices,
@@ -195,7 +198,7 @@ def _conv_kernel_grad(op: Op, ct: Value) -> Value:
     lhs = sh.reshape(x, (batch, groups, per_group, *spatial))
     lhs = sh.transpose(lhs, (2, 1, 0, *range(3, 3 + n)))
     lhs = sh.reshape(lhs, (per_group, groups * batch, *spatial))
-    layout = sh.ConvLayout(0, 1, sp, 1, 0, sp, 1, 0, sp)
+    layout = sh.ConvLayout(0, 1, sp, 0, 1, sp, 1, 0, sp)
     return sh.convolution(lhs, ct, layout, feature_group_count=groups, **options)
 
 
@@ -254,22 +257,17 @@ def _concatenate(op: Op, ct: Value) -> Cotangents:
 # --------------------------------------------------------------------------- indexing
 
 
-def _clamped(indices: Value, size: int) -> Value:
-    scalar = TensorSpec((), sh.spec(indices).dtype)
-    return sh.clamp(sh.zeros(scalar), normalize_indices(indices, size), sh.full(scalar, size - 1))
-
-
 def _gather(op: Op, ct: Value) -> Cotangents:
     x = op.specs[0]
     axis = op["axis"]
-    indices = _clamped(op.operands[1], x.shape[axis])
+    indices = clamp_indices(op.operands[1], x.shape[axis])
     return scatter_along_axis(sh.zeros(x), indices, ct, axis, "add"), None
 
 
 def _take_along_axis(op: Op, ct: Value) -> Cotangents:
     x = op.specs[0]
     axis = op["axis"]
-    tuples = full_indices(_clamped(op.operands[1], x.shape[axis]), axis)
+    tuples = full_indices(clamp_indices(op.operands[1], x.shape[axis]), axis)
     return scatter_along(sh.zeros(x), tuples, ct, "add"), None
 
 
@@ -279,7 +277,7 @@ def _scatter(op: Op, ct: Value) -> Cotangents:
     size = sx.shape[axis]
     indices = normalize_indices(op.operands[1], size)
     valid = along_axis(in_range(indices, size), su.shape, axis)
-    safe = sh.clamp(sh.zeros(TensorSpec((), si.dtype)), indices, sh.full(TensorSpec((), si.dtype), size - 1))
+    safe = clamp_to(indices, size)
     zero_u = sh.zeros(su)
     ct_at = take(ct, safe, axis)  # ȳ at each update's position
     if mode == "add":
@@ -397,7 +395,7 @@ def _sort(op: Op, ct: Value) -> Cotangents:
     (x,) = op.operands
     axis = op["axis"]
     ids = sh.iota(op.specs[0].with_dtype("i64"), axis)
-    permutation = sh.sort([x, ids], axis, op["descending"])[1]
+    permutation = sh.sort([x, ids], axis, op["descending"], order_by=1)[1]
     return (scatter_along(sh.zeros(op.specs[0]), full_indices(permutation, axis), ct, "add"),)
 
 
@@ -428,8 +426,8 @@ VJP_RULES: dict[str, VjpRule] = {
     "tenzr.tanh": _tanh,
     "tenzr.sigmoid": _sigmoid,
     "tenzr.relu": _relu,
-    "tenzr.sin": lambda op, ct: (sh.multiply(ct, sh.cosine(op.operands[0])),),
-    "tenzr.cos": lambda op, ct: (sh.negate(sh.multiply(ct, sh.sine(op.operands[0]))),),
+    "tenzr.sin": lambda op, ct: (sh.multiply(ct, f64_math.cosine(op.operands[0])),),
+    "tenzr.cos": lambda op, ct: (sh.negate(sh.multiply(ct, f64_math.sine(op.operands[0]))),),
     "tenzr.abs": lambda op, ct: (sh.multiply(ct, sh.sign(op.operands[0])),),
     "tenzr.log1p": lambda op, ct: (sh.divide(ct, sh.add(op.operands[0], _scalar(1, ct))),),
     "tenzr.expm1": lambda op, ct: (sh.multiply(ct, sh.add(op.out, _scalar(1, ct))),),

@@ -42,6 +42,7 @@ class Program:
         return fn
 
     def __call__(self, name: str, *arrays: np.ndarray) -> list[np.ndarray]:
-        out = self.function(name)(*(np.ascontiguousarray(a) for a in arrays))
+        # np.ascontiguousarray would turn rank-0 arrays into rank 1.
+        out = self.function(name)(*(np.require(a, requirements="C") for a in arrays))
         results: Sequence = out if isinstance(out, (list, tuple)) else [out]
         return [np.asarray(r.to_host()) for r in results]

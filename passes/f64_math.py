@@ -1,0 +1,80 @@
+"""sin, cos and tanh that compile everywhere.
+
+IREE's CPU backend has no float64 `sin`, `cos` or `tanh` (linking fails with "undefined
+symbol: sin"), so for f64 these are expanded into ops it does have: tanh through expm1,
+sin and cos through a three-part Cody-Waite reduction by pi/2 and fdlibm's kernel
+polynomials (about 1 ulp for |x| < 2^20·pi/2). Other element types use the StableHLO op.
+"""
+
+from __future__ import annotations
+
+from tenzr.dialect.ir_imports import ir
+from tenzr.passes import stablehlo as sh
+
+Value = ir.Value
+
+_PIO2 = (1.57079632673412561417e00, 6.07710050630396597660e-11, 2.02226624871116645580e-21)
+_SIN = (-1.66666666666666324348e-01, 8.33333333332248946124e-03, -1.98412698298579493134e-04,
+        2.75573137070700676789e-06, -2.50507602534068634195e-08, 1.58969099521155010221e-10)
+_COS = (4.16666666666666019037e-02, -1.38888888888741095749e-03, 2.48015872894767294178e-05,
+        -2.75573143513906633035e-07, 2.08757232129817482790e-09, -1.13596475577881948265e-11)
+
+
+def _c(value: float, like: Value) -> Value:
+    return sh.full(sh.spec(like), value)
+
+
+def _poly(z: Value, coefficients: tuple[float, ...]) -> Value:
+    acc = _c(coefficients[-1], z)
+    for c in reversed(coefficients[:-1]):
+        acc = sh.add(_c(c, z), sh.multiply(z, acc))
+    return acc
+
+
+def _reduce(x: Value) -> tuple[Value, Value]:
+    """(r, quadrant) with x = r + quadrant·pi/2 (mod 2pi), |r| <= pi/4, quadrant in 0..3."""
+    n = sh.round_nearest_even(sh.multiply(x, _c(0.63661977236758134308, x)))
+    r = x
+    for part in _PIO2:
+        r = sh.subtract(r, sh.multiply(n, _c(part, x)))
+    quadrant = sh.subtract(n, sh.multiply(_c(4, x), sh.floor(sh.multiply(n, _c(0.25, x)))))
+    return r, quadrant
+
+
+def _kernels(r: Value) -> tuple[Value, Value]:
+    z = sh.multiply(r, r)
+    sin_r = sh.add(r, sh.multiply(sh.multiply(r, z), _poly(z, _SIN)))
+    cos_r = sh.add(sh.subtract(_c(1, r), sh.multiply(_c(0.5, r), z)), sh.multiply(sh.multiply(z, z), _poly(z, _COS)))
+    return sin_r, cos_r
+
+
+def _by_quadrant(quadrant: Value, values: tuple[Value, Value, Value, Value]) -> Value:
+    out = values[3]
+    for q in (2, 1, 0):
+        out = sh.select(sh.compare(quadrant, _c(q, quadrant), "EQ"), values[q], out)
+    return out
+
+
+def sine(x: Value) -> Value:
+    if sh.spec(x).dtype != "f64":
+        return sh.sine(x)
+    r, quadrant = _reduce(x)
+    s, c = _kernels(r)
+    return _by_quadrant(quadrant, (s, c, sh.negate(s), sh.negate(c)))
+
+
+def cosine(x: Value) -> Value:
+    if sh.spec(x).dtype != "f64":
+        return sh.cosine(x)
+    r, quadrant = _reduce(x)
+    s, c = _kernels(r)
+    return _by_quadrant(quadrant, (c, sh.negate(s), sh.negate(c), s))
+
+
+def tanh(x: Value) -> Value:
+    if sh.spec(x).dtype != "f64":
+        return sh.tanh(x)
+    # tanh|x| = -expm1(-2|x|) / (2 + expm1(-2|x|)), accurate near 0 and saturating cleanly.
+    e = sh.exponential_minus_one(sh.multiply(_c(-2, x), sh.abs_(x)))
+    magnitude = sh.divide(sh.negate(e), sh.add(_c(2, x), e))
+    return sh.multiply(sh.sign(x), magnitude)
