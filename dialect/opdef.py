@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.types import TensorSpec, ir_type, spec_of_type

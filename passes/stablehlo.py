@@ -8,11 +8,10 @@ would be no-ops (a reshape to the same shape, an identity transpose) return thei
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from functools import cache
 from typing import NamedTuple
 
 import numpy as np
-
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.opdef import dense_constant
 from tenzr.dialect.types import TensorSpec, ir_type, spec_of
@@ -21,7 +20,7 @@ Value = ir.Value
 spec = spec_of
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parse_attr(text: str, context: ir.Context) -> ir.Attribute:
     return ir.Attribute.parse(text, context)
 

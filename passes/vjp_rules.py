@@ -35,7 +35,6 @@ from tenzr.passes.lowerings import (
     scatter_along_axis,
     scatter_winners,
     take,
-    take_along,
 )
 
 Value = ir.Value
@@ -219,7 +218,7 @@ def _transpose(op: Op, ct: Value) -> Cotangents:
 
 
 def _pad(op: Op, ct: Value) -> Cotangents:
-    x, value = op.specs
+    x = op.specs[0]
     dvalue = None
     zero = sh.zeros(TensorSpec((), x.dtype))
     # Undo the edge padding (pad by its negation: crops, or zero-fills negative pads),

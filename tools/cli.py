@@ -66,7 +66,7 @@ def run_tool(name: str, body: Callable[[], int]) -> int:
     except RecursionError:
         print("error: input nests too deeply to process", file=sys.stderr)
         return 1
-    except Exception as e:  # noqa: BLE001 - the last line of defence against tracebacks
+    except Exception as e:
         if os.environ.get(DEBUG_ENV):
             raise
         print(f"error: internal error in {name}: {type(e).__name__}: {e}", file=sys.stderr)

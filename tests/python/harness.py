@@ -8,7 +8,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-
 from tenzr.compiler import compile_stablehlo, lower_to_stablehlo
 from tenzr.dialect import TensorSpec, make_context
 from tenzr.dialect.functions import build_function, new_module
@@ -95,7 +94,7 @@ def check_vjp(program: Program, index: int, row: Row, directions: int = 2) -> No
     for _ in range(directions):
         v = [rng.standard_normal(inputs[i].shape) for i in wrt]
 
-        def shifted(sign: float) -> np.ndarray:
+        def shifted(sign: float, v: list[np.ndarray] = v) -> np.ndarray:
             moved = list(inputs)
             for d, i in zip(v, wrt, strict=True):
                 moved[i] = inputs[i] + sign * H * d

@@ -1,0 +1,57 @@
+// RUN: tenzr-opt %s --convert-tenzr-to-stablehlo | filecheck %s
+
+// CHECK-LABEL: func.func @matmul_2d
+// CHECK-SAME: (%[[A:.*]]: tensor<3x4xf32>, %[[B:.*]]: tensor<4x5xf32>)
+// CHECK: stablehlo.dot_general %[[A]], %[[B]], contracting_dims = [1] x [0] : (tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
+func.func @matmul_2d(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>) -> tensor<3x5xf32> {
+  %0 = "tenzr.matmul"(%a, %b) : (tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+
+// CHECK-LABEL: func.func @matmul_batched
+// CHECK: stablehlo.dot_general %{{.*}}, %{{.*}}, batching_dims = [0] x [0], contracting_dims = [2] x [1]
+func.func @matmul_batched(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf32> {
+  %0 = "tenzr.matmul"(%a, %b) : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
+}
+
+// A rank-2 right operand needs no broadcast: the batch dims stay free dims of the lhs.
+// CHECK-LABEL: func.func @matmul_rhs_2d
+// CHECK-NOT: broadcast_in_dim
+// CHECK: stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [2] x [0] : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+func.func @matmul_rhs_2d(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>) -> tensor<2x3x5xf32> {
+  %0 = "tenzr.matmul"(%a, %b) : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
+}
+
+// CHECK-LABEL: func.func @matmul_broadcast_batch
+// CHECK-SAME: (%[[A:.*]]: tensor<2x1x3x4xf32>, %[[B:.*]]: tensor<5x4x2xf32>)
+// CHECK-DAG: %[[BA:.*]] = stablehlo.broadcast_in_dim %[[A]], dims = [0, 1, 2, 3] : (tensor<2x1x3x4xf32>) -> tensor<2x5x3x4xf32>
+// CHECK-DAG: %[[BB:.*]] = stablehlo.broadcast_in_dim %[[B]], dims = [1, 2, 3] : (tensor<5x4x2xf32>) -> tensor<2x5x4x2xf32>
+// CHECK: stablehlo.dot_general %[[BA]], %[[BB]], batching_dims = [0, 1] x [0, 1], contracting_dims = [3] x [2]
+func.func @matmul_broadcast_batch(%a: tensor<2x1x3x4xf32>, %b: tensor<5x4x2xf32>) -> tensor<2x5x3x2xf32> {
+  %0 = "tenzr.matmul"(%a, %b) : (tensor<2x1x3x4xf32>, tensor<5x4x2xf32>) -> tensor<2x5x3x2xf32>
+  return %0 : tensor<2x5x3x2xf32>
+}
+
+// CHECK-LABEL: func.func @conv2d
+// CHECK: stablehlo.convolution(%{{.*}}, %{{.*}}) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 1], pad = {{\[\[}}1, 1], [0, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64}
+func.func @conv2d(%x: tensor<2x4x6x5xf32>, %w: tensor<6x2x3x2xf32>) -> tensor<2x6x3x5xf32> {
+  %0 = "tenzr.convolution"(%x, %w) {window_strides = array<i64: 2, 1>, padding_low = array<i64: 1, 0>, padding_high = array<i64: 1, 1>, lhs_dilation = array<i64: 1, 1>, rhs_dilation = array<i64: 1, 1>, feature_group_count = 2} : (tensor<2x4x6x5xf32>, tensor<6x2x3x2xf32>) -> tensor<2x6x3x5xf32>
+  return %0 : tensor<2x6x3x5xf32>
+}
+
+// CHECK-LABEL: func.func @conv1d_defaults
+// CHECK: dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = {stride = [1], pad = {{\[\[}}0, 0]], lhs_dilate = [1], rhs_dilate = [1]}
+func.func @conv1d_defaults(%x: tensor<1x2x7xf32>, %w: tensor<3x2x3xf32>) -> tensor<1x3x5xf32> {
+  %0 = "tenzr.convolution"(%x, %w) : (tensor<1x2x7xf32>, tensor<3x2x3xf32>) -> tensor<1x3x5xf32>
+  return %0 : tensor<1x3x5xf32>
+}
+
+// CHECK-LABEL: func.func @conv3d_dilated
+// CHECK: window = {stride = [1, 1, 1], pad = {{\[\[}}0, 0], [1, 2], [1, 2]], lhs_dilate = [2, 1, 1], rhs_dilate = [1, 2, 2]}
+// CHECK-SAME: -> tensor<1x1x6x5x5xf32>
+func.func @conv3d_dilated(%x: tensor<1x1x4x4x4xf32>, %w: tensor<1x1x2x2x2xf32>) -> tensor<1x1x6x5x5xf32> {
+  %0 = "tenzr.convolution"(%x, %w) {lhs_dilation = array<i64: 2, 1, 1>, rhs_dilation = array<i64: 1, 2, 2>, padding_low = array<i64: 0, 1, 1>, padding_high = array<i64: 0, 2, 2>} : (tensor<1x1x4x4x4xf32>, tensor<1x1x2x2x2xf32>) -> tensor<1x1x6x5x5xf32>
+  return %0 : tensor<1x1x6x5x5xf32>
+}

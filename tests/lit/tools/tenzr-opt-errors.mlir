@@ -1,0 +1,48 @@
+// Misuse of tenzr-opt: each case is one MLIR-style error line and a non-zero exit, never a traceback.
+
+// RUN: not tenzr-opt %S/does-not-exist.mlir 2>&1 | filecheck %s --check-prefix=MISSING
+// MISSING: error: cannot open input file '{{.*}}does-not-exist.mlir': No such file or directory
+// MISSING-NOT: Traceback
+
+// RUN: not tenzr-opt %s --no-such-pass 2>&1 | filecheck %s --check-prefix=FLAG
+// FLAG: error: unknown pass or option '--no-such-pass'
+
+// RUN: not tenzr-opt %s -q 2>&1 | filecheck %s --check-prefix=SHORT
+// SHORT: error: unknown option '-q'
+
+// RUN: not tenzr-opt %s --tenzr-grad="mode=sideways" 2>&1 | filecheck %s --check-prefix=MODE
+// MODE: error: option 'mode' of pass 'tenzr-grad' must be one of grad, vjp, value_and_grad, got 'sideways'
+
+// RUN: not tenzr-opt %s --tenzr-grad="colour=red" 2>&1 | filecheck %s --check-prefix=OPTION
+// OPTION: error: pass 'tenzr-grad' has no option 'colour' (options: func, wrt, mode)
+
+// RUN: not tenzr-opt %s --tenzr-grad="wrt=a" 2>&1 | filecheck %s --check-prefix=WRT
+// WRT: error: option 'wrt' of pass 'tenzr-grad' expects int,int,..., got 'a'
+
+// RUN: not tenzr-opt %s --pass-pipeline="builtin.module(canonicalize" 2>&1 | filecheck %s --check-prefix=PIPE
+// PIPE: error: cannot parse pass pipeline 'builtin.module(canonicalize': expected builtin.module(...)
+
+// RUN: not tenzr-opt %s --pass-pipeline="builtin.module(cse,func.func(canonicalize)" 2>&1 | filecheck %s --check-prefix=NEST
+// NEST: error: unbalanced brackets or quotes in pass pipeline
+
+// RUN: not tenzr-opt %s --pass-pipeline="builtin.module(not-a-pass)" 2>&1 | filecheck %s --check-prefix=PIPEPASS
+// PIPEPASS: error: unknown pass or bad pipeline 'not-a-pass'
+
+// RUN: not tenzr-opt %s %s 2>&1 | filecheck %s --check-prefix=TWO
+// TWO: error: expects one input file, got 2
+
+// RUN: not tenzr-opt %s -o 2>&1 | filecheck %s --check-prefix=NOVALUE
+// NOVALUE: error: option '-o' needs a value
+
+// RUN: not tenzr-opt %s -o %S/no-such-dir/out.mlir 2>&1 | filecheck %s --check-prefix=OUTPUT
+// OUTPUT: error: cannot open output file '{{.*}}out.mlir': No such file or directory
+
+// RUN: echo 'func.func @g(%x: tensor<3xf32>) -> tensor<3xf32> { %0 = foo' | not tenzr-opt 2>&1 | filecheck %s --check-prefix=SYNTAX
+// SYNTAX: <stdin>:1:{{[0-9]+}}: error:
+
+// RUN: not tenzr-opt %s --tenzr-grad="func=nope" 2>&1 | filecheck %s --check-prefix=FUNC
+// FUNC: error: tenzr-grad: no function named '@nope' (functions: @f)
+
+func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
