@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
-from tenzr.dialect.types import TensorSpec, ir_type, spec_of_type
+from tenzr.dialect.types import TensorSpec, element_ir_type, ir_type, numpy_dtype, spec_of_type
 
 PREFIX = "tenzr."
 REQUIRED = object()
@@ -319,14 +319,14 @@ def _spec_or_fail(type_: ir.Type, what: str) -> TensorSpec:
 def dense_constant(array: np.ndarray, spec: TensorSpec) -> ir.Attribute:
     """A DenseElementsAttr holding `array` (splat when uniform) with type `spec`."""
     flat = np.ravel(array)
-    if flat.size and np.all(flat == flat[0]):
-        from tenzr.dialect.types import element_ir_type
-
+    if flat.size and np.array_equal(flat, np.full_like(flat, flat[0]), equal_nan=flat.dtype.kind == "f"):
         element = element_ir_type(spec.dtype)
         if spec.is_float:
             scalar = ir.FloatAttr.get(element, float(flat[0]))
         else:
             scalar = ir.IntegerAttr.get(element, int(flat[0]))
         return ir.DenseElementsAttr.get_splat(ir_type(spec), scalar)
-    return ir.DenseElementsAttr.get(np.ascontiguousarray(array), type=ir_type(spec).element_type,
-                                    shape=list(spec.shape))
+    if spec.dtype == "bf16":
+        raise ValueError("a non-uniform bfloat16 constant has no NumPy buffer to build it from")
+    data = np.ascontiguousarray(np.broadcast_to(array, spec.shape), dtype=numpy_dtype(spec.dtype))
+    return ir.DenseElementsAttr.get(data, type=ir_type(spec).element_type, shape=list(spec.shape))

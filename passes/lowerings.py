@@ -14,7 +14,7 @@ from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.types import FLOAT_TYPES, TensorSpec, numpy_dtype
-from tenzr.passes import f64_math
+from tenzr.passes import expansions
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.custom_ops import CUSTOM_OPS
 
@@ -294,7 +294,7 @@ LOWERINGS: dict[str, Lowering] = {
     "tenzr.sub": _elementwise(sh.subtract),
     "tenzr.mul": _elementwise(sh.multiply),
     "tenzr.div": _elementwise(sh.divide),
-    "tenzr.pow": _elementwise(sh.power),
+    "tenzr.pow": _elementwise(expansions.power),
     "tenzr.maximum": _elementwise(sh.maximum),
     "tenzr.minimum": _elementwise(sh.minimum),
     "tenzr.compare": _compare,
@@ -304,11 +304,11 @@ LOWERINGS: dict[str, Lowering] = {
     "tenzr.log": _elementwise(sh.log),
     "tenzr.sqrt": _elementwise(sh.sqrt),
     "tenzr.rsqrt": _elementwise(sh.rsqrt),
-    "tenzr.tanh": _elementwise(f64_math.tanh),
+    "tenzr.tanh": _elementwise(expansions.tanh),
     "tenzr.sigmoid": _elementwise(sh.logistic),
     "tenzr.relu": _relu,
-    "tenzr.sin": _elementwise(f64_math.sine),
-    "tenzr.cos": _elementwise(f64_math.cosine),
+    "tenzr.sin": _elementwise(expansions.sine),
+    "tenzr.cos": _elementwise(expansions.cosine),
     "tenzr.abs": _elementwise(sh.abs_),
     "tenzr.log1p": _elementwise(sh.log_plus_one),
     "tenzr.expm1": _elementwise(sh.exponential_minus_one),

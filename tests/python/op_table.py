@@ -31,6 +31,11 @@ def like(v, shape) -> TensorSpec:
     return spec_of(v).with_shape(shape)
 
 
+def _numpy_power(x, y):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.power(x, y)
+
+
 def _sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
@@ -132,6 +137,13 @@ def binary_rows() -> list[Row]:
     for case, sa, sb in cases:
         name = f"pow_{case}"
         rows.append(Row(name, lambda a: T.pow_(*a), [positive(name, *sa), randn(name + "b", *sb)], np.power))
+    # IREE's own power gives NaN for every negative base and for 0^0; the lowering must not.
+    rows.append(Row("pow_negative_and_zero_base", lambda a: T.pow_(*a),
+                    [np.array([-2, -2, -2, 0, 0, 0, 2, -0.5], f32), np.array([2, 3, 0.5, 0, 2, -1, 0.5, -3], f32)],
+                    _numpy_power, grad=False))
+    rows.append(Row("pow_grad_negative_and_zero_base", lambda a: T.pow_(*a),
+                    [np.array([-2.0, -1.5, -0.5, 0.0, 0.0, 3.0], f32), np.array([2, 3, -1, 2, 0, 2], f32)],
+                    _numpy_power, wrt=(0,)))
     rows.append(Row("add_f64", lambda a: T.add(*a), [randn("a64", 3, dtype=f64), randn("b64", 3, dtype=f64)], np.add))
     rows.append(Row("add_i32", lambda a: T.add(*a), [np.array([1, -2, 3], i32), np.array([4, 5, -6], i32)], np.add))
     rows.append(Row("div_i64_truncates", lambda a: T.div(*a), [np.array([7, -7, 9], i64), np.array([2, 2, -4], i64)],

@@ -1,12 +1,17 @@
-"""sin, cos and tanh that compile everywhere.
+"""Math that IREE lacks or gets wrong, expanded into StableHLO it handles well.
 
-IREE's CPU backend has no float64 `sin`, `cos` or `tanh` (linking fails with "undefined
-symbol: sin"), so for f64 these are expanded into ops it does have: tanh through expm1,
-sin and cos through a three-part Cody-Waite reduction by pi/2 and fdlibm's kernel
-polynomials (about 1 ulp for |x| < 2^20·pi/2). Other element types use the StableHLO op.
+- `power`: IREE's `stablehlo.power` returns NaN for every negative base (even (-2)^2) and
+  for 0^0. The expansion gives NumPy's answers: integer exponents of negative bases keep
+  their sign, 0^0 = 1, 0^y is 0 or inf.
+- `sine`, `cosine`, `tanh`: IREE's CPU backend has no float64 `sin`, `cos` or `tanh`
+  (linking fails with "undefined symbol: sin"). For f64, tanh goes through expm1, and sin
+  and cos through a three-part Cody-Waite reduction by pi/2 and fdlibm's kernel
+  polynomials (about 1 ulp for |x| < 2^20·pi/2). Other element types use the StableHLO op.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from tenzr.dialect.ir_imports import ir
 from tenzr.passes import stablehlo as sh
@@ -78,3 +83,22 @@ def tanh(x: Value) -> Value:
     e = sh.exponential_minus_one(sh.multiply(_c(-2, x), sh.abs_(x)))
     magnitude = sh.divide(sh.negate(e), sh.add(_c(2, x), e))
     return sh.multiply(sh.sign(x), magnitude)
+
+
+def power(x: Value, y: Value) -> Value:
+    """x ** y with NumPy's results for negative and zero bases (floats; ints use the op)."""
+    s = sh.spec(x)
+    if not s.is_float:
+        return sh.power(x, y)
+    zero, one = sh.zeros(s), _c(1, x)
+    magnitude = sh.abs_(x)
+    is_zero = sh.compare(magnitude, zero, "EQ")
+    raised = sh.power(sh.select(is_zero, one, magnitude), y)
+    at_zero = sh.select(sh.compare(y, zero, "GT"), zero, sh.select(sh.compare(y, zero, "EQ"), one, _c(np.inf, x)))
+    raised = sh.select(is_zero, at_zero, raised)
+    integral = sh.compare(sh.floor(y), y, "EQ")
+    half = sh.multiply(y, _c(0.5, y))
+    odd = sh.and_(integral, sh.compare(sh.floor(half), half, "NE"))
+    signed = sh.select(odd, sh.negate(raised), raised)
+    negative_base = sh.select(integral, signed, _c(np.nan, x))
+    return sh.select(sh.compare(x, zero, "LT"), negative_base, raised)

@@ -1,0 +1,339 @@
+"""Traced arrays: NumPy-like values that record tenzr ops while a function is traced.
+
+`Array` wraps an `ir.Value` of the function being traced. Its operators and methods emit
+tenzr ops through the dialect builders, at the MLIR location of the user's source line, so
+a shape error names the line that caused it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import tenzr.dialect
+import tenzr.passes
+from tenzr.dialect import ops as T
+from tenzr.dialect.context import make_context
+from tenzr.dialect.diagnostics import TenzrError
+from tenzr.dialect.ir_imports import ir
+from tenzr.dialect.opdef import OpDef, VerifyError, dense_constant
+from tenzr.dialect.types import FLOAT_TYPES, TensorSpec, element_type_of, numpy_dtype, spec_of
+
+_OWN_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (tenzr.dialect, tenzr.passes)) + \
+    (os.path.dirname(os.path.abspath(__file__)) + os.sep,)
+
+
+def user_frame():
+    """The innermost stack frame outside Tenzr's own code."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_OWN_DIRS):
+        frame = frame.f_back
+    return frame
+
+
+def user_location() -> ir.Location:
+    frame = user_frame()
+    if frame is None:
+        return ir.Location.unknown()
+    line, col = frame.f_lineno, 0
+    positions = list(frame.f_code.co_positions())
+    index = frame.f_lasti // 2
+    if 0 <= index < len(positions) and positions[index][2] is not None:
+        line, col = positions[index][0] or line, positions[index][2] + 1
+    return ir.Location.file(frame.f_code.co_filename, line, col)
+
+
+# --------------------------------------------------------------------------- tracing state
+
+
+_CONTEXT: ir.Context | None = None
+
+
+def context() -> ir.Context:
+    """The MLIR context every trace of this process uses."""
+    global _CONTEXT
+    if _CONTEXT is None:
+        _CONTEXT = make_context()
+    return _CONTEXT
+
+
+@dataclass
+class Trace:
+    """A module being built by tracing; nested transformations add functions to it."""
+
+    module: ir.Operation
+    names: set[str] = field(default_factory=set)
+
+    def fresh_name(self, base: str) -> str:
+        base = "".join(c if c.isalnum() or c == "_" else "_" for c in base) or "fn"
+        name, n = base, 1
+        while name in self.names:
+            n += 1
+            name = f"{base}_{n}"
+        self.names.add(name)
+        return name
+
+
+_TRACES: list[Trace] = []
+
+
+def current_trace() -> Trace | None:
+    return _TRACES[-1] if _TRACES else None
+
+
+@contextmanager
+def tracing(trace: Trace) -> Iterator[Trace]:
+    _TRACES.append(trace)
+    try:
+        yield trace
+    finally:
+        _TRACES.pop()
+
+
+def is_traced(x: Any) -> bool:
+    return isinstance(x, Array)
+
+
+# --------------------------------------------------------------------------- arrays
+
+
+def _dtype_name(dtype: Any) -> str:
+    if isinstance(dtype, str) and dtype in ("bf16", "bfloat16"):
+        return "bf16"
+    try:
+        return element_type_of(np.dtype(dtype))
+    except (TypeError, ValueError):
+        raise TenzrError(f"unsupported dtype {dtype!r}: tenzr arrays are float16, bfloat16, float32, float64, "
+                         "bool, int32 or int64") from None
+
+
+def emit(opdef: OpDef, *operands: Array, result: TensorSpec | None = None, **attrs: Any) -> Array:
+    """Emits one tenzr op at the user's source line; rule violations become TenzrErrors there."""
+    location = user_location()
+    with location:
+        try:
+            out = opdef(*(a.value for a in operands), result=result, **attrs)
+        except VerifyError as e:
+            raise TenzrError(f"{opdef.mnemonic}: {e.message}", location) from None
+    return Array(out)
+
+
+class Array:
+    """A traced tensor. Supports NumPy's operators, indexing and common methods."""
+
+    __slots__ = ("spec", "value")
+    __array_priority__ = 1000  # NumPy arrays defer to our reflected operators
+
+    def __init__(self, value: ir.Value):
+        self.value = value
+        self.spec = spec_of(value)
+
+    # --- metadata
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.spec.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.spec.rank
+
+    @property
+    def size(self) -> int:
+        return self.spec.size
+
+    @property
+    def dtype(self) -> np.dtype | str:
+        return "bfloat16" if self.spec.dtype == "bf16" else numpy_dtype(self.spec.dtype)
+
+    @property
+    def is_float(self) -> bool:
+        return self.spec.is_float
+
+    def __repr__(self) -> str:
+        return f"Traced<{self.spec}>"
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TenzrError("len() of a rank-0 array")
+        return self.shape[0]
+
+    def __iter__(self) -> Iterator[Array]:
+        for i in range(len(self)):
+            yield self[i]
+
+    def __bool__(self) -> bool:
+        raise TenzrError(
+            "a traced array has no concrete value, so it cannot decide Python control flow (`if`, `while`, `and`, "
+            "`or`, `bool()`); use tz.where(cond, a, b) to choose between values, or tz.maximum/tz.minimum/tz.clip",
+            user_location())
+
+    def __index__(self) -> int:
+        raise TenzrError("a traced array cannot be used as a Python int (its value is unknown while tracing); "
+                         "use tz.lax.dynamic_slice or integer-array indexing instead", user_location())
+
+    __int__ = __float__ = __complex__ = __index__  # type: ignore[assignment]
+
+    def __array__(self, *args: Any, **kwargs: Any) -> np.ndarray:
+        raise TenzrError("a traced array cannot become a NumPy array while tracing: use tz.* functions "
+                         "(tz.exp, tz.sum, ...) instead of np.* inside traced code", user_location())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # --- arithmetic (numpy_api defines the functions; imported lazily to avoid a cycle)
+    def __add__(self, other): return _np().add(self, other)  # noqa: E704
+    def __radd__(self, other): return _np().add(other, self)  # noqa: E704
+    def __sub__(self, other): return _np().subtract(self, other)  # noqa: E704
+    def __rsub__(self, other): return _np().subtract(other, self)  # noqa: E704
+    def __mul__(self, other): return _np().multiply(self, other)  # noqa: E704
+    def __rmul__(self, other): return _np().multiply(other, self)  # noqa: E704
+    def __truediv__(self, other): return _np().divide(self, other)  # noqa: E704
+    def __rtruediv__(self, other): return _np().divide(other, self)  # noqa: E704
+    def __pow__(self, other): return _np().power(self, other)  # noqa: E704
+    def __rpow__(self, other): return _np().power(other, self)  # noqa: E704
+    def __matmul__(self, other): return _np().matmul(self, other)  # noqa: E704
+    def __rmatmul__(self, other): return _np().matmul(other, self)  # noqa: E704
+    def __neg__(self): return _np().negative(self)  # noqa: E704
+    def __pos__(self): return self  # noqa: E704
+    def __abs__(self): return _np().abs(self)  # noqa: E704
+    def __lt__(self, other): return _np().less(self, other)  # noqa: E704
+    def __le__(self, other): return _np().less_equal(self, other)  # noqa: E704
+    def __gt__(self, other): return _np().greater(self, other)  # noqa: E704
+    def __ge__(self, other): return _np().greater_equal(self, other)  # noqa: E704
+    def __eq__(self, other): return _np().equal(self, other)  # type: ignore[override]  # noqa: E704
+    def __ne__(self, other): return _np().not_equal(self, other)  # type: ignore[override]  # noqa: E704
+    def __getitem__(self, index): return _np().getitem(self, index)  # noqa: E704
+
+    # --- methods
+    @property
+    def T(self) -> Array:
+        return _np().transpose(self)
+
+    def reshape(self, *shape: Any) -> Array:
+        return _np().reshape(self, shape[0] if len(shape) == 1 else shape)
+
+    def transpose(self, *axes: Any) -> Array:
+        return _np().transpose(self, (axes[0] if len(axes) == 1 else axes) or None)
+
+    def astype(self, dtype: Any) -> Array:
+        return astype(self, dtype)
+
+    def sum(self, axis=None, keepdims=False): return _np().sum(self, axis, keepdims=keepdims)  # noqa: E704
+    def mean(self, axis=None, keepdims=False): return _np().mean(self, axis, keepdims=keepdims)  # noqa: E704
+    def max(self, axis=None, keepdims=False): return _np().max(self, axis, keepdims=keepdims)  # noqa: E704
+    def min(self, axis=None, keepdims=False): return _np().min(self, axis, keepdims=keepdims)  # noqa: E704
+    def prod(self, axis=None, keepdims=False): return _np().prod(self, axis, keepdims=keepdims)  # noqa: E704
+    def argmax(self, axis=None): return _np().argmax(self, axis)  # noqa: E704
+    def argmin(self, axis=None): return _np().argmin(self, axis)  # noqa: E704
+    def flatten(self): return _np().reshape(self, (self.size,))  # noqa: E704
+    def ravel(self): return _np().reshape(self, (self.size,))  # noqa: E704
+    def squeeze(self, axis=None): return _np().squeeze(self, axis)  # noqa: E704
+    def clip(self, a_min=None, a_max=None): return _np().clip(self, a_min, a_max)  # noqa: E704
+
+
+def _np():
+    from tenzr import numpy_api
+
+    return numpy_api
+
+
+# --------------------------------------------------------------------------- conversions
+
+
+def constant(value: Any, dtype: str | None = None) -> Array:
+    """A constant array holding `value` (NumPy array or scalar)."""
+    array = np.asarray(value)
+    name = dtype or element_type_of(_default_dtype(array))
+    if name != "bf16":
+        array = array.astype(numpy_dtype(name))
+    spec = TensorSpec(array.shape, name)
+    with user_location():
+        return Array(T.constant(value=dense_constant(array, spec)))
+
+
+def _default_dtype(array: np.ndarray) -> np.dtype:
+    if array.dtype == np.float64 and array.ndim == 0:
+        return np.dtype(np.float32)
+    if array.dtype == np.int64 and array.ndim == 0:
+        return np.dtype(np.int32)
+    return array.dtype
+
+
+def asarray(x: Any, dtype: Any = None) -> Array:
+    """A traced array from an array, NumPy array or Python scalar (as NumPy would type it)."""
+    if isinstance(x, Array):
+        return astype(x, dtype) if dtype is not None else x
+    if current_trace() is None:
+        raise TenzrError("tz.asarray builds a traced constant; call it inside a function passed to tz.jit, "
+                         "tz.grad, tz.vjp or tz.trace")
+    array = np.asarray(x)
+    if array.dtype == object:
+        raise TenzrError(f"cannot convert {type(x).__name__} to an array")
+    return constant(array, _dtype_name(dtype) if dtype is not None else element_type_of(array.dtype))
+
+
+def astype(x: Array, dtype: Any) -> Array:
+    name = _dtype_name(dtype)
+    if name == x.spec.dtype:
+        return x
+    return emit(T.convert, x, result=x.spec.with_dtype(name))
+
+
+_RANK = {"i1": 0, "i32": 1, "i64": 2, "f16": 3, "bf16": 3, "f32": 4, "f64": 5}
+
+
+def promote(*xs: Any) -> list[Array]:
+    """Operands as Arrays of one element type. Python scalars and NumPy arrays take the
+    traced operands' type (as JAX's weak types); traced operands of different types promote
+    to the wider one (ints to floats)."""
+    traced = [x for x in xs if isinstance(x, Array)]
+    if not traced:
+        return [asarray(x) for x in xs]
+    target = max((t.spec.dtype for t in traced), key=lambda d: _RANK[d])
+    if any(isinstance(x, float) for x in xs) or any(isinstance(x, np.ndarray) and x.dtype.kind == "f" for x in xs):
+        if target not in FLOAT_TYPES:
+            target = "f32"
+    out = []
+    for x in xs:
+        if isinstance(x, Array):
+            out.append(astype(x, target) if x.spec.dtype != target else x)
+        else:
+            out.append(constant(np.asarray(x), target))
+    return out
+
+
+def wrap_all(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return fn
+
+
+def spec_of_leaf(x: Any) -> TensorSpec:
+    """The tensor type of a concrete input leaf (NumPy array or Python scalar)."""
+    array = np.asarray(x)
+    if array.dtype == object:
+        raise TenzrError(f"inputs must be arrays or numbers, got {type(x).__name__}")
+    return TensorSpec(array.shape, element_type_of(_default_dtype(array) if not isinstance(x, np.ndarray)
+                                                   else array.dtype))
+
+
+def as_input(x: Any, spec: TensorSpec) -> np.ndarray:
+    return np.asarray(x, dtype=numpy_dtype(spec.dtype))
+
+
+def shape_tuple(shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(d) for d in shape)
+
+
+def sequence(x: Any) -> Sequence[Any]:
+    return x if isinstance(x, (list, tuple)) else [x]
+
+
+def context_and_location():
+    return context(), user_location()
