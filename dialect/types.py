@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 import numpy as np
+
 from tenzr.dialect.ir_imports import ir
 
 FLOAT_TYPES = ("f16", "bf16", "f32", "f64")

@@ -12,6 +12,7 @@ from functools import cache
 from typing import NamedTuple
 
 import numpy as np
+
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.opdef import dense_constant
 from tenzr.dialect.types import TensorSpec, ir_type, spec_of

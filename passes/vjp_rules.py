@@ -92,7 +92,9 @@ def _relu(op: Op, ct: Value) -> Cotangents:
 
 
 def _tanh(op: Op, ct: Value) -> Cotangents:
-    return (sh.multiply(ct, sh.subtract(_scalar(1, ct), sh.multiply(op.out, op.out))),)
+    # (1 + out)(1 - out) rather than 1 - out²: no cancellation where out is near ±1.
+    one = _scalar(1, ct)
+    return (sh.multiply(ct, sh.multiply(sh.add(one, op.out), sh.subtract(one, op.out))),)
 
 
 def _sigmoid(op: Op, ct: Value) -> Cotangents:

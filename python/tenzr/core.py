@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,10 +23,10 @@ from tenzr.dialect.context import make_context
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.opdef import OpDef, VerifyError, dense_constant
-from tenzr.dialect.types import FLOAT_TYPES, TensorSpec, element_type_of, numpy_dtype, spec_of
+from tenzr.dialect.types import ELEMENT_TYPES, FLOAT_TYPES, TensorSpec, element_type_of, numpy_dtype, spec_of
 
-_OWN_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (tenzr.dialect, tenzr.passes)) + \
-    (os.path.dirname(os.path.abspath(__file__)) + os.sep,)
+_OWN_DIRS = (*(os.path.dirname(m.__file__) + os.sep for m in (tenzr.dialect, tenzr.passes)),
+             os.path.dirname(os.path.abspath(__file__)) + os.sep)
 
 
 def user_frame():
@@ -104,7 +104,10 @@ def is_traced(x: Any) -> bool:
 
 
 def _dtype_name(dtype: Any) -> str:
-    if isinstance(dtype, str) and dtype in ("bf16", "bfloat16"):
+    """The tenzr element-type name of a NumPy dtype, a dtype name, or a tenzr name."""
+    if isinstance(dtype, str) and dtype in ELEMENT_TYPES:
+        return dtype
+    if isinstance(dtype, str) and dtype == "bfloat16":
         return "bf16"
     try:
         return element_type_of(np.dtype(dtype))
@@ -186,30 +189,6 @@ class Array:
     def __hash__(self) -> int:
         return id(self)
 
-    # --- arithmetic (numpy_api defines the functions; imported lazily to avoid a cycle)
-    def __add__(self, other): return _np().add(self, other)  # noqa: E704
-    def __radd__(self, other): return _np().add(other, self)  # noqa: E704
-    def __sub__(self, other): return _np().subtract(self, other)  # noqa: E704
-    def __rsub__(self, other): return _np().subtract(other, self)  # noqa: E704
-    def __mul__(self, other): return _np().multiply(self, other)  # noqa: E704
-    def __rmul__(self, other): return _np().multiply(other, self)  # noqa: E704
-    def __truediv__(self, other): return _np().divide(self, other)  # noqa: E704
-    def __rtruediv__(self, other): return _np().divide(other, self)  # noqa: E704
-    def __pow__(self, other): return _np().power(self, other)  # noqa: E704
-    def __rpow__(self, other): return _np().power(other, self)  # noqa: E704
-    def __matmul__(self, other): return _np().matmul(self, other)  # noqa: E704
-    def __rmatmul__(self, other): return _np().matmul(other, self)  # noqa: E704
-    def __neg__(self): return _np().negative(self)  # noqa: E704
-    def __pos__(self): return self  # noqa: E704
-    def __abs__(self): return _np().abs(self)  # noqa: E704
-    def __lt__(self, other): return _np().less(self, other)  # noqa: E704
-    def __le__(self, other): return _np().less_equal(self, other)  # noqa: E704
-    def __gt__(self, other): return _np().greater(self, other)  # noqa: E704
-    def __ge__(self, other): return _np().greater_equal(self, other)  # noqa: E704
-    def __eq__(self, other): return _np().equal(self, other)  # type: ignore[override]  # noqa: E704
-    def __ne__(self, other): return _np().not_equal(self, other)  # type: ignore[override]  # noqa: E704
-    def __getitem__(self, index): return _np().getitem(self, index)  # noqa: E704
-
     # --- methods
     @property
     def T(self) -> Array:
@@ -224,18 +203,68 @@ class Array:
     def astype(self, dtype: Any) -> Array:
         return astype(self, dtype)
 
-    def sum(self, axis=None, keepdims=False): return _np().sum(self, axis, keepdims=keepdims)  # noqa: E704
-    def mean(self, axis=None, keepdims=False): return _np().mean(self, axis, keepdims=keepdims)  # noqa: E704
-    def max(self, axis=None, keepdims=False): return _np().max(self, axis, keepdims=keepdims)  # noqa: E704
-    def min(self, axis=None, keepdims=False): return _np().min(self, axis, keepdims=keepdims)  # noqa: E704
-    def prod(self, axis=None, keepdims=False): return _np().prod(self, axis, keepdims=keepdims)  # noqa: E704
-    def argmax(self, axis=None): return _np().argmax(self, axis)  # noqa: E704
-    def argmin(self, axis=None): return _np().argmin(self, axis)  # noqa: E704
-    def flatten(self): return _np().reshape(self, (self.size,))  # noqa: E704
-    def ravel(self): return _np().reshape(self, (self.size,))  # noqa: E704
-    def squeeze(self, axis=None): return _np().squeeze(self, axis)  # noqa: E704
-    def clip(self, a_min=None, a_max=None): return _np().clip(self, a_min, a_max)  # noqa: E704
+    def sum(self, axis: Any = None, keepdims: bool = False) -> Array:
+        return _np().sum(self, axis, keepdims=keepdims)
 
+    def mean(self, axis: Any = None, keepdims: bool = False) -> Array:
+        return _np().mean(self, axis, keepdims=keepdims)
+
+    def max(self, axis: Any = None, keepdims: bool = False) -> Array:
+        return _np().max(self, axis, keepdims=keepdims)
+
+    def min(self, axis: Any = None, keepdims: bool = False) -> Array:
+        return _np().min(self, axis, keepdims=keepdims)
+
+    def prod(self, axis: Any = None, keepdims: bool = False) -> Array:
+        return _np().prod(self, axis, keepdims=keepdims)
+
+    def argmax(self, axis: int | None = None) -> Array:
+        return _np().argmax(self, axis)
+
+    def argmin(self, axis: int | None = None) -> Array:
+        return _np().argmin(self, axis)
+
+    def flatten(self) -> Array:
+        return _np().reshape(self, (self.size,))
+
+    ravel = flatten
+
+    def squeeze(self, axis: Any = None) -> Array:
+        return _np().squeeze(self, axis)
+
+    def clip(self, a_min: Any = None, a_max: Any = None) -> Array:
+        return _np().clip(self, a_min, a_max)
+
+
+# Operators: (numpy_api function, whether the operands are swapped).
+_OPERATORS = {
+    "__add__": ("add", False), "__radd__": ("add", True),
+    "__sub__": ("subtract", False), "__rsub__": ("subtract", True),
+    "__mul__": ("multiply", False), "__rmul__": ("multiply", True),
+    "__truediv__": ("divide", False), "__rtruediv__": ("divide", True),
+    "__pow__": ("power", False), "__rpow__": ("power", True),
+    "__matmul__": ("matmul", False), "__rmatmul__": ("matmul", True),
+    "__lt__": ("less", False), "__le__": ("less_equal", False),
+    "__gt__": ("greater", False), "__ge__": ("greater_equal", False),
+    "__eq__": ("equal", False), "__ne__": ("not_equal", False),
+    "__getitem__": ("getitem", False),
+}
+
+
+def _operator(name: str, swapped: bool):
+    def method(self: Array, other: Any) -> Array:
+        fn = getattr(_np(), name)
+        return fn(other, self) if swapped else fn(self, other)
+
+    method.__name__ = name
+    return method
+
+
+for _dunder, (_fn, _swapped) in _OPERATORS.items():
+    setattr(Array, _dunder, _operator(_fn, _swapped))
+Array.__neg__ = lambda self: _np().negative(self)  # type: ignore[method-assign]
+Array.__pos__ = lambda self: self  # type: ignore[method-assign]
+Array.__abs__ = lambda self: _np().abs(self)  # type: ignore[method-assign]
 
 def _np():
     from tenzr import numpy_api
@@ -308,8 +337,18 @@ def promote(*xs: Any) -> list[Array]:
     return out
 
 
-def wrap_all(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return fn
+class ShapeDtype:
+    """An abstract input: a shape and dtype without data (for tz.trace and signatures)."""
+
+    def __init__(self, shape: Sequence[int], dtype: Any = np.float32):
+        self.spec = TensorSpec(shape_tuple(shape), _dtype_name(dtype))
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.spec.shape
+
+    def __repr__(self) -> str:
+        return f"ShapeDtype({self.spec})"
 
 
 def spec_of_leaf(x: Any) -> TensorSpec:
@@ -329,11 +368,3 @@ def shape_tuple(shape: Any) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
     return tuple(int(d) for d in shape)
-
-
-def sequence(x: Any) -> Sequence[Any]:
-    return x if isinstance(x, (list, tuple)) else [x]
-
-
-def context_and_location():
-    return context(), user_location()

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+
 from tenzr.compiler import compile_stablehlo, lower_to_stablehlo
 from tenzr.dialect import TensorSpec, make_context
 from tenzr.dialect.functions import build_function, new_module

@@ -10,6 +10,7 @@ import itertools
 
 import numpy as np
 from harness import Row, rng_for
+
 from tenzr.dialect import TensorSpec, spec_of
 from tenzr.dialect import ops as T
 from tenzr.dialect.opdef import dense_constant

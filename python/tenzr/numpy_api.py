@@ -1,0 +1,616 @@
+"""NumPy's functions on traced arrays: `tz.exp`, `tz.sum`, `tz.matmul`, indexing, ...
+
+Each function follows NumPy's name, arguments and semantics, and emits tenzr ops. Python
+scalars and NumPy arrays mix in as constants of the traced operand's type.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tenzr.core import Array, asarray, astype, constant, emit, promote, shape_tuple, user_location
+from tenzr.dialect import ops as T
+from tenzr.dialect.diagnostics import TenzrError
+from tenzr.dialect.types import broadcast_shapes
+
+ArrayLike = Any
+
+
+def _float(x: ArrayLike) -> Array:
+    """x as a floating-point array (ints and bools become float32, as NumPy's float64 would
+    be too wide for most devices)."""
+    x = asarray(x)
+    return x if x.is_float else astype(x, np.float32)
+
+
+def _unary(opdef, *, to_float: bool = True):
+    def fn(x: ArrayLike) -> Array:
+        return emit(opdef, _float(x) if to_float else asarray(x))
+
+    fn.__name__ = opdef.mnemonic
+    fn.__doc__ = f"Elementwise {opdef.summary}"
+    return fn
+
+
+def _binary(opdef):
+    def fn(x: ArrayLike, y: ArrayLike) -> Array:
+        return emit(opdef, *promote(x, y))
+
+    fn.__name__ = opdef.mnemonic
+    return fn
+
+
+# --------------------------------------------------------------------------- elementwise
+
+exp = _unary(T.exp)
+log = _unary(T.log)
+sqrt = _unary(T.sqrt)
+tanh = _unary(T.tanh)
+sin = _unary(T.sin)
+cos = _unary(T.cos)
+log1p = _unary(T.log1p)
+expm1 = _unary(T.expm1)
+floor = _unary(T.floor)
+negative = _unary(T.neg, to_float=False)
+abs = _unary(T.abs_, to_float=False)
+absolute = abs
+sign = _unary(T.sign, to_float=False)
+add = _binary(T.add)
+subtract = _binary(T.sub)
+multiply = _binary(T.mul)
+maximum = _binary(T.maximum)
+minimum = _binary(T.minimum)
+
+
+def round(x: ArrayLike, decimals: int = 0) -> Array:
+    """Rounds half to even, as NumPy."""
+    x = asarray(x)
+    if not x.is_float:
+        return x
+    if decimals == 0:
+        return emit(T.round_, x)
+    scale = 10.0 ** decimals
+    return emit(T.round_, x * scale) / scale
+
+
+around = round
+
+
+def divide(x: ArrayLike, y: ArrayLike) -> Array:
+    """True division: integer operands give float32."""
+    x, y = promote(x, y)
+    if not x.is_float:
+        x, y = astype(x, np.float32), astype(y, np.float32)
+    return emit(T.div, x, y)
+
+
+true_divide = divide
+
+
+def power(x: ArrayLike, y: ArrayLike) -> Array:
+    """x ** y. Small integer and half exponents use multiplies and sqrt (exact and cheap)."""
+    if isinstance(x, Array) and isinstance(y, (int, float)) and not isinstance(y, bool):
+        if y == 1:
+            return x
+        if y == 2:
+            return x * x
+        if y == 0.5 and x.is_float:
+            return sqrt(x)
+        if y == -1 and x.is_float:
+            return 1.0 / x
+    return emit(T.pow_, *promote(x, y))
+
+
+def square(x: ArrayLike) -> Array:
+    x = asarray(x)
+    return x * x
+
+
+def _compare(direction: str):
+    def fn(x: ArrayLike, y: ArrayLike) -> Array:
+        return emit(T.compare, *promote(x, y), direction=direction)
+
+    return fn
+
+
+less, less_equal = _compare("lt"), _compare("le")
+greater, greater_equal = _compare("gt"), _compare("ge")
+equal, not_equal = _compare("eq"), _compare("ne")
+
+
+def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
+    """`x` where `condition` holds, else `y`, broadcast like NumPy."""
+    cond = asarray(condition)
+    if cond.spec.dtype != "i1":
+        cond = not_equal(cond, 0)
+    a, b = promote(x, y)
+    return emit(T.select, cond, a, b)
+
+
+def clip(x: ArrayLike, a_min: ArrayLike = None, a_max: ArrayLike = None) -> Array:
+    out = asarray(x)
+    if a_min is not None:
+        out = maximum(out, a_min)
+    if a_max is not None:
+        out = minimum(out, a_max)
+    return out
+
+
+def logical_not(x: ArrayLike) -> Array:
+    return equal(asarray(x).astype(bool), False)
+
+
+# --------------------------------------------------------------------------- shapes
+
+
+def _axes(axis: Any, rank: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(rank))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    out = []
+    for a in axes:
+        if not -rank <= a < rank:
+            raise TenzrError(f"axis {a} is out of bounds for an array of rank {rank}", user_location())
+        out.append(int(a) % rank if rank else 0)
+    return tuple(out)
+
+
+def reshape(x: ArrayLike, shape: Any) -> Array:
+    x = asarray(x)
+    shape = list(shape_tuple(shape))
+    if shape.count(-1) > 1:
+        raise TenzrError("reshape: only one dimension may be -1", user_location())
+    if -1 in shape:
+        known = math.prod(d for d in shape if d != -1)
+        if known == 0 or x.size % known:
+            raise TenzrError(f"reshape: cannot reshape {list(x.shape)} into {shape}", user_location())
+        shape[shape.index(-1)] = x.size // known
+    if tuple(shape) == x.shape:
+        return x
+    return emit(T.reshape, x, result=x.spec.with_shape(shape))
+
+
+def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Array:
+    x = asarray(x)
+    perm = tuple(reversed(range(x.ndim))) if axes is None else _axes(axes, x.ndim)
+    if perm == tuple(range(x.ndim)):
+        return x
+    return emit(T.transpose, x, permutation=perm)
+
+
+def moveaxis(x: ArrayLike, source: int, destination: int) -> Array:
+    x = asarray(x)
+    (source,), (destination,) = _axes(source, x.ndim), _axes(destination, x.ndim)
+    order = [d for d in range(x.ndim) if d != source]
+    order.insert(destination, source)
+    return transpose(x, order)
+
+
+def swapaxes(x: ArrayLike, axis1: int, axis2: int) -> Array:
+    x = asarray(x)
+    perm = list(range(x.ndim))
+    (a,), (b,) = _axes(axis1, x.ndim), _axes(axis2, x.ndim)
+    perm[a], perm[b] = perm[b], perm[a]
+    return transpose(x, perm)
+
+
+def broadcast_to(x: ArrayLike, shape: Any) -> Array:
+    x = asarray(x)
+    shape = shape_tuple(shape)
+    if shape == x.shape:
+        return x
+    return emit(T.broadcast_to, x, result=x.spec.with_shape(shape))
+
+
+def expand_dims(x: ArrayLike, axis: int | Sequence[int]) -> Array:
+    x = asarray(x)
+    axes = _axes(axis, x.ndim + len(np.atleast_1d(axis)))
+    shape = list(x.shape)
+    for a in sorted(axes):
+        shape.insert(a, 1)
+    return reshape(x, shape)
+
+
+def squeeze(x: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
+    x = asarray(x)
+    axes = tuple(d for d, n in enumerate(x.shape) if n == 1) if axis is None else _axes(axis, x.ndim)
+    for a in axes:
+        if x.shape[a] != 1:
+            raise TenzrError(f"squeeze: axis {a} has size {x.shape[a]}, not 1", user_location())
+    return reshape(x, [n for d, n in enumerate(x.shape) if d not in axes])
+
+
+def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0) -> Array:
+    xs = promote(*arrays)
+    if axis is None:
+        xs = [reshape(x, (-1,)) for x in xs]
+        axis = 0
+    if len(xs) == 1:
+        return xs[0]
+    return emit(T.concatenate, *xs, axis=axis)
+
+
+def stack(arrays: Sequence[ArrayLike], axis: int = 0) -> Array:
+    xs = promote(*arrays)
+    rank = xs[0].ndim + 1
+    (axis,) = _axes(axis, rank)
+    return concatenate([expand_dims(x, axis) for x in xs], axis)
+
+
+def flip(x: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
+    x = asarray(x)
+    return emit(T.reverse, x, dimensions=_axes(axis, x.ndim))
+
+
+def pad(x: ArrayLike, pad_width: Any, mode: str = "constant", constant_values: ArrayLike = 0) -> Array:
+    """Constant padding, as `np.pad(x, pad_width, constant_values=c)`."""
+    x = asarray(x)
+    if mode != "constant":
+        raise TenzrError(f"pad: mode '{mode}' is not supported (only 'constant')", user_location())
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (x.ndim, 2))
+    (value,) = promote(x, constant_values)[1:]
+    if value.ndim:
+        value = reshape(value, ())
+    return emit(T.pad, x, value, low=widths[:, 0], high=widths[:, 1], interior=[0] * x.ndim)
+
+
+def zeros_like(x: ArrayLike, dtype: Any = None) -> Array:
+    return full_like(x, 0, dtype)
+
+
+def ones_like(x: ArrayLike, dtype: Any = None) -> Array:
+    return full_like(x, 1, dtype)
+
+
+def full_like(x: ArrayLike, fill_value: Any, dtype: Any = None) -> Array:
+    x = asarray(x)
+    out = constant(np.full(x.shape, fill_value), x.spec.dtype)
+    return astype(out, dtype) if dtype is not None else out
+
+
+def zeros(shape: Any, dtype: Any = np.float32) -> Array:
+    return asarray(np.zeros(shape_tuple(shape)), dtype)
+
+
+def ones(shape: Any, dtype: Any = np.float32) -> Array:
+    return asarray(np.ones(shape_tuple(shape)), dtype)
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = np.float32) -> Array:
+    return asarray(np.full(shape_tuple(shape), fill_value), dtype)
+
+
+def arange(*args: int, dtype: Any = np.int32) -> Array:
+    return asarray(np.arange(*args), dtype)
+
+
+def eye(n: int, m: int | None = None, dtype: Any = np.float32) -> Array:
+    return asarray(np.eye(n, m), dtype)
+
+
+# --------------------------------------------------------------------------- reductions
+
+
+def _reduce(opdef, x: ArrayLike, axis: Any, keepdims: bool) -> Array:
+    x = asarray(x)
+    axes = _axes(axis, x.ndim)
+    if not axes and x.ndim:
+        return x
+    return emit(opdef, x, axes=axes or (), keepdims=keepdims)
+
+
+def sum(x: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
+    x = asarray(x)
+    if x.spec.dtype == "i1":
+        x = astype(x, np.int32)
+    if dtype is not None:
+        x = astype(x, dtype)
+    return _reduce(T.reduce_sum, x, axis, keepdims)
+
+
+def prod(x: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
+    return _reduce(T.reduce_prod, x, axis, keepdims)
+
+
+def max(x: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
+    return _reduce(T.reduce_max, x, axis, keepdims)
+
+
+def min(x: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
+    return _reduce(T.reduce_min, x, axis, keepdims)
+
+
+amax, amin = max, min
+
+
+def mean(x: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
+    x = _float(x)
+    count = math.prod(x.shape[a] for a in _axes(axis, x.ndim))
+    return sum(x, axis, keepdims=keepdims) / float(count)
+
+
+def var(x: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
+    x = _float(x)
+    centered = x - mean(x, axis, keepdims=True)
+    return mean(centered * centered, axis, keepdims=keepdims)
+
+
+def _arg(opdef, x: ArrayLike, axis: int | None) -> Array:
+    x = asarray(x)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    return emit(opdef, x, axis=axis)
+
+
+def argmax(x: ArrayLike, axis: int | None = None) -> Array:
+    return _arg(T.argmax, x, axis)
+
+
+def argmin(x: ArrayLike, axis: int | None = None) -> Array:
+    return _arg(T.argmin, x, axis)
+
+
+def sort(x: ArrayLike, axis: int | None = -1) -> Array:
+    x = asarray(x)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    return emit(T.sort, x, axis=axis)
+
+
+def argsort(x: ArrayLike, axis: int | None = -1) -> Array:
+    """A stable argsort (NumPy's kind="stable")."""
+    x = asarray(x)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    return emit(T.argsort, x, axis=axis)
+
+
+# --------------------------------------------------------------------------- products
+
+
+def matmul(a: ArrayLike, b: ArrayLike) -> Array:
+    """NumPy matmul: 1-D operands are promoted to matrices and the added dim removed."""
+    a, b = promote(a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        raise TenzrError("matmul: operands must not be scalars (use *)", user_location())
+    a2 = reshape(a, (1, a.shape[0])) if a.ndim == 1 else a
+    b2 = reshape(b, (b.shape[0], 1)) if b.ndim == 1 else b
+    out = emit(T.matmul, a2, b2)
+    if a.ndim == 1 and b.ndim == 1:
+        return reshape(out, ())
+    if a.ndim == 1:
+        return reshape(out, out.shape[:-2] + out.shape[-1:])
+    if b.ndim == 1:
+        return reshape(out, out.shape[:-1])
+    return out
+
+
+def dot(a: ArrayLike, b: ArrayLike) -> Array:
+    a, b = promote(a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    if b.ndim <= 2:
+        return matmul(a, b)
+    raise TenzrError("dot: N-d second operands are not supported; use tz.einsum or tz.matmul", user_location())
+
+
+def outer(a: ArrayLike, b: ArrayLike) -> Array:
+    a, b = promote(a, b)
+    return reshape(a, (-1, 1)) * reshape(b, (1, -1))
+
+
+def einsum(subscripts: str, *operands: ArrayLike) -> Array:
+    """Einstein summation over one or two operands (explicit or implicit output), mapped
+    onto transposes, reductions and one batched matmul."""
+    spec = subscripts.replace(" ", "")
+    if "..." in spec:
+        raise TenzrError("einsum: ellipsis subscripts are not supported", user_location())
+    inputs, arrow, output = spec.partition("->")
+    terms = inputs.split(",")
+    if len(terms) != len(operands) or len(terms) not in (1, 2):
+        raise TenzrError(f"einsum: '{subscripts}' needs 1 or 2 operands matching its terms", user_location())
+    if not arrow:
+        counts = {c: inputs.count(c) for c in inputs if c != ","}
+        output = "".join(sorted(c for c, n in counts.items() if n == 1))
+    for term, x in zip(terms, operands, strict=True):
+        if not re.fullmatch(r"[a-zA-Z]*", term) or len(set(term)) != len(term) or len(term) != np.ndim(x):
+            raise TenzrError(f"einsum: term '{term}' does not match an operand of rank {np.ndim(x)} "
+                             "(repeated indices within one term are not supported)", user_location())
+    xs = promote(*operands)
+    if len(xs) == 1:
+        (term,), (x,) = terms, xs
+        summed = [i for i, c in enumerate(term) if c not in output]
+        x = sum(x, tuple(summed)) if summed else x
+        kept = "".join(c for c in term if c in output)
+        return transpose(x, [kept.index(c) for c in output])
+    (ta, tb), (a, b) = terms, xs
+    # Sum away indices that appear in one operand only and not in the output.
+    for which in (0, 1):
+        term, other, x = (ta, tb, a) if which == 0 else (tb, ta, b)
+        lone = [i for i, c in enumerate(term) if c not in other and c not in output]
+        if lone:
+            x = sum(x, tuple(lone))
+            term = "".join(c for i, c in enumerate(term) if i not in lone)
+        if which == 0:
+            ta, a = term, x
+        else:
+            tb, b = term, x
+    batch = [c for c in ta if c in tb and c in output]
+    contract = [c for c in ta if c in tb and c not in output]
+    free_a = [c for c in ta if c not in tb]
+    free_b = [c for c in tb if c not in ta]
+    size = {c: n for t, x in ((ta, a), (tb, b)) for c, n in zip(t, x.shape, strict=True)}
+    a3 = reshape(transpose(a, [ta.index(c) for c in batch + free_a + contract]),
+                 [size[c] for c in batch] + [math.prod(size[c] for c in free_a), math.prod(size[c] for c in contract)])
+    b3 = reshape(transpose(b, [tb.index(c) for c in batch + contract + free_b]),
+                 [size[c] for c in batch] + [math.prod(size[c] for c in contract), math.prod(size[c] for c in free_b)])
+    if not batch:
+        a3, b3 = reshape(a3, a3.shape), reshape(b3, b3.shape)
+    out = emit(T.matmul, a3, b3)
+    got = batch + free_a + free_b
+    out = reshape(out, [size[c] for c in got])
+    return transpose(out, [got.index(c) for c in output])
+
+
+# --------------------------------------------------------------------------- indexing
+
+
+def take(x: ArrayLike, indices: ArrayLike, axis: int | None = None) -> Array:
+    """np.take: indices of any shape; negative ones count from the end, out-of-range clamp."""
+    x = asarray(x)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    (axis,) = _axes(axis, x.ndim)
+    idx = _index_array(indices)
+    flat = reshape(idx, (idx.size,)) if idx.ndim != 1 else idx
+    out = emit(T.gather, x, flat, axis=axis)
+    return reshape(out, x.shape[:axis] + idx.shape + x.shape[axis + 1:])
+
+
+def take_along_axis(x: ArrayLike, indices: ArrayLike, axis: int) -> Array:
+    x = asarray(x)
+    idx = _index_array(indices)
+    (axis,) = _axes(axis, x.ndim)
+    shape = broadcast_shapes(idx.shape[:axis] + idx.shape[axis + 1:], x.shape[:axis] + x.shape[axis + 1:])
+    if shape is None or idx.ndim != x.ndim:
+        raise TenzrError(f"take_along_axis: indices {list(idx.shape)} do not match array {list(x.shape)}",
+                         user_location())
+    idx = broadcast_to(idx, (*shape[:axis], idx.shape[axis], *shape[axis:]))
+    x = broadcast_to(x, (*shape[:axis], x.shape[axis], *shape[axis:]))
+    return emit(T.take_along_axis, x, idx, axis=axis)
+
+
+def _index_array(indices: ArrayLike) -> Array:
+    idx = indices if isinstance(indices, Array) else None
+    if idx is None:
+        array = np.asarray(indices)
+        if array.dtype.kind not in "iu":
+            raise TenzrError(f"indices must be integers, got {array.dtype}", user_location())
+        idx = constant(array.astype(np.int64 if array.dtype.itemsize > 4 else np.int32))
+    if idx.spec.dtype not in ("i32", "i64"):
+        raise TenzrError(f"indices must be integers, got {idx.dtype}", user_location())
+    return idx
+
+
+def getitem(x: Array, index: Any) -> Array:
+    """NumPy basic and integer-array indexing: ints, slices (any step), None, Ellipsis and
+    integer arrays (several are broadcast together, as NumPy)."""
+    entries = list(index) if isinstance(index, tuple) else [index]
+    ellipses = [i for i, e in enumerate(entries) if e is Ellipsis]  # identity: entries may be arrays
+    if len(ellipses) > 1:
+        raise TenzrError("an index can only have a single ellipsis ('...')", user_location())
+    real = [e for e in entries if e is not None and e is not Ellipsis]
+    if len(real) > x.ndim:
+        raise TenzrError(f"too many indices: {len(real)} for an array of rank {x.ndim}", user_location())
+    if ellipses:
+        at = ellipses[0]
+        entries[at:at + 1] = [slice(None)] * (x.ndim - len(real))
+    entries += [slice(None)] * (x.ndim - len([e for e in entries if e is not None]))
+    start, stop, step, reverse, advanced, layout = [], [], [], [], [], []
+    dim = 0
+    for e in entries:
+        if e is None:
+            layout.append(("new", None))
+            continue
+        n = x.shape[dim]
+        if isinstance(e, (bool, np.bool_)) or (isinstance(e, (np.ndarray, Array, list)) and np.dtype(
+                getattr(e, "dtype", np.asarray(e).dtype) if not isinstance(e, Array) else e.dtype) == np.bool_):
+            raise TenzrError("boolean mask indexing gives a data-dependent shape; use tz.where(mask, x, 0) instead",
+                             user_location())
+        if isinstance(e, (int, np.integer)):
+            i = int(e) + n if e < 0 else int(e)
+            if not 0 <= i < n:
+                raise TenzrError(f"index {int(e)} is out of bounds for axis {dim} with size {n}", user_location())
+            start.append(i), stop.append(i + 1), step.append(1)
+            layout.append(("int", dim))
+        elif isinstance(e, slice):
+            b, s_, k = e.indices(n)
+            count = len(range(b, s_, k))
+            if k > 0:
+                start.append(b), stop.append(b + (count - 1) * k + 1 if count else b), step.append(k)
+            else:
+                low = b + (count - 1) * k if count else 0
+                start.append(low), stop.append(b + 1 if count else 0), step.append(-k)
+                reverse.append(dim)
+            layout.append(("slice", dim))
+        else:
+            start.append(0), stop.append(n), step.append(1)
+            advanced.append((dim, _index_array(e)))
+            layout.append(("adv", dim))
+        dim += 1
+    out = x
+    if (start, stop, step) != ([0] * x.ndim, list(x.shape), [1] * x.ndim):
+        out = emit(T.slice_, out, start=start, stop=stop, step=step)
+    if reverse:
+        out = emit(T.reverse, out, dimensions=reverse)
+    return _finish_index(out, layout, advanced)
+
+
+def _finish_index(out: Array, layout: list, advanced: list) -> Array:
+    adv_dims = [d for d, _ in advanced]
+    contiguous = adv_dims == list(range(adv_dims[0], adv_dims[-1] + 1)) if adv_dims else True
+    index_shape: tuple[int, ...] = ()
+    if len(advanced) == 1:
+        (d, idx), = advanced
+        out = take(out, idx, axis=d)
+        index_shape = idx.shape
+    elif advanced:
+        shapes = [idx.shape for _, idx in advanced]
+        index_shape = broadcast_shapes(*shapes)
+        if index_shape is None:
+            raise TenzrError(f"index arrays of shapes {shapes} do not broadcast together", user_location())
+        others = [d for d in range(out.ndim) if d not in adv_dims]
+        moved = transpose(out, adv_dims + others)
+        sizes = [out.shape[d] for d in adv_dims]
+        flat = reshape(moved, [math.prod(sizes)] + [out.shape[d] for d in others])
+        linear = None
+        stride = 1
+        for (_, idx), size in reversed(list(zip(advanced, sizes, strict=True))):
+            idx = astype(idx, np.int64)
+            idx = where(idx < 0, idx + size, idx)
+            term = broadcast_to(idx, index_shape) * stride
+            linear = term if linear is None else linear + term
+            stride *= size
+        out = take(flat, linear, axis=0)
+        if contiguous:
+            lead = len([d for d in others if d < adv_dims[0]])
+            rank = len(index_shape)
+            perm = list(range(rank, rank + lead)) + list(range(rank)) + list(range(rank + lead, out.ndim))
+            out = transpose(out, perm)
+    shape: list[int] = []
+    placed = False
+    if not contiguous:
+        shape += index_shape
+        placed = True
+    for kind, d in layout:
+        if kind == "new":
+            shape.append(1)
+        elif kind == "slice":
+            shape.append(_size_after(out, layout, advanced, d, index_shape, contiguous))
+        elif kind == "adv" and not placed:
+            shape += index_shape
+            placed = True
+    return reshape(out, shape)
+
+
+def _size_after(out: Array, layout: list, advanced: list, dim: int, index_shape: tuple, contiguous: bool) -> int:
+    """The size of sliced dim `dim` in `out`, whose layout follows the indexing rules above."""
+    adv_dims = [d for d, _ in advanced]
+    position = 0
+    if not contiguous:
+        position = len(index_shape)
+        for d in range(dim):
+            position += d not in adv_dims
+        return out.shape[position]
+    for d in range(dim):
+        if adv_dims and d == adv_dims[0]:
+            position += len(index_shape)
+        elif d not in adv_dims:
+            position += 1
+    return out.shape[position]
+

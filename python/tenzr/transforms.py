@@ -1,0 +1,397 @@
+"""`jit`, `grad`, `value_and_grad`, `vjp`, `custom_vjp` and `trace`.
+
+Every transformation is *traceable*: called on NumPy inputs it compiles (once per input
+signature) and runs; called on traced arrays, inside another transformation, it adds its
+functions to the module being traced and emits a `func.call`. So `jit(grad(f))`,
+`grad(jit(f))` and a `grad` inside a jitted training step all compose.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tenzr.cache import load_program
+from tenzr.compiler import lower_to_stablehlo
+from tenzr.core import Array, ShapeDtype, Trace, asarray, context, current_trace, spec_of_leaf, tracing
+from tenzr.dialect.diagnostics import TenzrError
+from tenzr.dialect.functions import build_function, new_module
+from tenzr.dialect.ir_imports import ir
+from tenzr.dialect.types import TensorSpec, numpy_dtype, spec_of_type
+from tenzr.passes.tenzr_grad import CUSTOM_VJP, differentiate
+from tenzr.pytree import TreeDef, flatten, unflatten
+from tenzr.runtime import Program
+from tenzr.targets import Target, as_target
+
+
+def _def_location(fn: Callable) -> ir.Location:
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return ir.Location.unknown()
+    return ir.Location.file(code.co_filename, code.co_firstlineno, 1)
+
+
+def _name(fn: Callable) -> str:
+    return getattr(fn, "__name__", type(fn).__name__)
+
+
+def _traced_leaves(args: tuple) -> bool:
+    return any(isinstance(leaf, Array) for leaf in flatten(args)[0])
+
+
+def _call(name: str, operands: Sequence[Array], results: Sequence[ir.Type]) -> list[Array]:
+    call = ir.Operation.create("func.call", results=list(results), operands=[a.value for a in operands],
+                               attributes={"callee": ir.FlatSymbolRefAttr.get(name)})
+    return [Array(r) for r in call.results]
+
+
+@dataclass
+class Traced:
+    """A Python function traced into `@name` of the current module."""
+
+    name: str
+    func: ir.Operation
+    in_tree: TreeDef
+    out_tree: TreeDef
+    arg_specs: list[TensorSpec]
+
+    @property
+    def result_types(self) -> list[ir.Type]:
+        return list(ir.FunctionType(ir.TypeAttr(self.func.attributes["function_type"]).value).results)
+
+    @property
+    def result_specs(self) -> list[TensorSpec]:
+        return [spec_of_type(t) for t in self.result_types]  # type: ignore[misc]
+
+
+def trace_into(trace: Trace, fn: Callable, args: tuple, name: str,
+               wrap_output: Callable[[Any], Any] | None = None) -> Traced:
+    """Traces `fn(*args)` into a new function of `trace.module`; leaves become its arguments.
+    `wrap_output` may rearrange the Python output before it is flattened."""
+    leaves, in_tree = flatten(args)
+    specs = [leaf.spec if isinstance(leaf, (Array, ShapeDtype)) else spec_of_leaf(leaf) for leaf in leaves]
+    box: list[TreeDef] = []
+
+    def body(values: list[ir.Value]) -> list[ir.Value]:
+        out = fn(*unflatten(in_tree, [Array(v) for v in values]))
+        if wrap_output is not None:
+            out = wrap_output(out)
+        out_leaves, out_tree = flatten(out)
+        box.append(out_tree)
+        return [asarray(leaf).value for leaf in out_leaves]
+
+    name = trace.fresh_name(name)
+    with tracing(trace):
+        func = build_function(trace.module, name, specs, body, _def_location(fn))
+    return Traced(name, func, in_tree, box[0], specs)
+
+
+# --------------------------------------------------------------------------- compilation
+
+
+@dataclass
+class Compiled:
+    program: Program
+    out_tree: TreeDef
+    in_specs: list[TensorSpec]
+
+    def __call__(self, leaves: list[Any]) -> Any:
+        inputs = [np.asarray(leaf, dtype=numpy_dtype(s.dtype)) for leaf, s in zip(leaves, self.in_specs, strict=True)]
+        return unflatten(self.out_tree, self.program("main", *inputs))
+
+
+_COMPILED: dict[tuple, Compiled] = {}
+
+
+def compile_traceable(fn: Callable, args: tuple, target: Target, key: Any) -> Compiled:
+    """Traces `fn(*args)` as `@main`, lowers it and loads it (through the compile cache)."""
+    leaves, in_tree = flatten(args)
+    specs = [spec_of_leaf(leaf) for leaf in leaves]
+    cache_key = (key, in_tree, tuple(specs), target)
+    found = _COMPILED.get(cache_key)
+    if found is not None:
+        return found
+    with context(), ir.Location.unknown():
+        trace = Trace(new_module(), {"main"})
+        traced = trace_into(trace, fn, args, "main")
+        func = traced.func
+        func.attributes["sym_name"] = ir.StringAttr.get("main")
+        lower_to_stablehlo(trace.module)
+        text = str(trace.module)
+    compiled = Compiled(load_program(text, target), traced.out_tree, specs)
+    _COMPILED[cache_key] = compiled
+    return compiled
+
+
+class Traceable:
+    """A function that compiles when called on arrays and inlines when traced."""
+
+    target: Target
+
+    def trace_call(self, *args: Any) -> Any:
+        raise NotImplementedError
+
+    def cache_key(self) -> Any:
+        return self
+
+    def __call__(self, *args: Any) -> Any:
+        if _traced_leaves(args) or current_trace() is not None:
+            return self.trace_call(*args)
+        compiled = compile_traceable(self.trace_call, args, self.target, self.cache_key())
+        return compiled(flatten(args)[0])
+
+    def lower(self, *args: Any) -> str:
+        """The StableHLO module that calling with `args` compiles."""
+        with context(), ir.Location.unknown():
+            trace = Trace(new_module(), {"main"})
+            trace_into(trace, self.trace_call, args, "main").func.attributes["sym_name"] = ir.StringAttr.get("main")
+            lower_to_stablehlo(trace.module)
+            return str(trace.module)
+
+
+class jit(Traceable):  # JAX's name
+    """Compiles `fn` for `target` ("cpu", "vulkan", "cuda" or a `Target`) on first call with
+    each input signature (shapes, dtypes, pytree structure) and reuses it after.
+
+    >>> f = tz.jit(lambda x: tz.exp(x) * 2.0)
+    >>> f(np.zeros(3, np.float32))
+    array([2., 2., 2.], dtype=float32)
+    """
+
+    def __init__(self, fn: Callable, target: str | Target = "cpu"):
+        self.fn = fn.fn if isinstance(fn, jit) else fn
+        self.target = as_target(target)
+        functools.update_wrapper(self, self.fn, updated=())
+
+    def trace_call(self, *args: Any) -> Any:
+        return self.fn(*args)
+
+    def cache_key(self) -> Any:
+        return ("jit", self.fn)
+
+
+# --------------------------------------------------------------------------- differentiation
+
+
+def _wrt_leaves(args: tuple, argnums: int | Sequence[int]) -> tuple[list[int], list[TreeDef]]:
+    """Flat leaf indices of the arguments picked by `argnums`, and their tree structures."""
+    nums = [argnums] if isinstance(argnums, int) else list(argnums)
+    offsets, trees, start = [], [], 0
+    per_arg = []
+    for arg in args:
+        count = flatten(arg)[1].num_leaves
+        per_arg.append((start, count))
+        start += count
+    for n in nums:
+        if not -len(args) <= n < len(args):
+            raise TenzrError(f"argnums {n} is out of range: the function was called with {len(args)} arguments")
+        first, count = per_arg[n]
+        offsets += range(first, first + count)
+        trees.append(flatten(args[n])[1])
+    return offsets, trees
+
+
+class _Gradient(Traceable):
+    def __init__(self, fn: Callable, argnums: int | Sequence[int], has_aux: bool, target: str | Target,
+                 with_value: bool):
+        self.fn, self.argnums, self.has_aux, self.with_value = fn, argnums, has_aux, with_value
+        self.target = as_target(target)
+        functools.update_wrapper(self, fn, updated=())
+
+    def cache_key(self) -> Any:
+        nums = self.argnums if isinstance(self.argnums, int) else tuple(self.argnums)
+        return ("grad", self.fn, nums, self.has_aux, self.with_value)
+
+    def trace_call(self, *args: Any) -> Any:
+        trace = current_trace()
+        assert trace is not None
+        kind = "value_and_grad" if self.with_value else "grad"
+        leaves = [asarray(leaf) for leaf in flatten(args)[0]]
+        wrt, trees = _wrt_leaves(args, self.argnums)
+        for i in wrt:
+            if not leaves[i].is_float:
+                raise TenzrError(f"{kind}: cannot differentiate with respect to an input of dtype "
+                                 f"{leaves[i].dtype}; only floating-point inputs have gradients (pick others with "
+                                 "argnums, or convert with .astype(np.float32))")
+        aux_box: list[TreeDef] = []
+
+        def split(out: Any) -> Any:
+            y, aux = out if self.has_aux else (out, None)
+            if self.has_aux and not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise TenzrError(f"{kind} with has_aux=True needs f to return a pair (output, aux)")
+            y = asarray(y)
+            if y.shape != () or not y.is_float:
+                raise TenzrError(f"{kind} needs f to return a floating-point scalar, but it returned shape "
+                                 f"{y.shape} of {y.dtype}; use tz.vjp for non-scalar outputs, or reduce (e.g. .sum())")
+            aux_leaves, aux_tree = flatten(aux)
+            aux_box.append(aux_tree)
+            return [y, *aux_leaves]
+
+        traced = trace_into(trace, self.fn, args, _name(self.fn), split)
+        derived = differentiate(trace.module, traced.name, wrt, "value_and_grad", seeded=[0])
+        results = list(ir.FunctionType(ir.TypeAttr(derived.attributes["function_type"]).value).results)
+        out = _call(ir.StringAttr(derived.attributes["sym_name"]).value, leaves, results)
+        n_aux = aux_box[0].num_leaves
+        value, aux_leaves, grads = out[0], out[1:1 + n_aux], out[1 + n_aux:]
+        grad_trees, start = [], 0
+        for tree in trees:
+            grad_trees.append(unflatten(tree, grads[start:start + tree.num_leaves]))
+            start += tree.num_leaves
+        g = grad_trees[0] if isinstance(self.argnums, int) else tuple(grad_trees)
+        if self.has_aux:
+            value = (value, unflatten(aux_box[0], aux_leaves))
+        if self.with_value:
+            return value, g
+        return (g, value[1]) if self.has_aux else g
+
+
+def grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, target: str | Target = "cpu"):
+    """The gradient of scalar-valued `fn` with respect to argument(s) `argnums` (pytrees allowed).
+
+    >>> tz.grad(lambda x: (x * x).sum())(np.array([1.0, 2.0], np.float32))
+    array([2., 4.], dtype=float32)
+    """
+    return _Gradient(fn, argnums, has_aux, target, with_value=False)
+
+
+def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   target: str | Target = "cpu"):
+    """(fn(*args), grad(fn)(*args)) in one compiled program; with has_aux, ((value, aux), grads).
+
+    >>> value, g = tz.value_and_grad(lambda x: (x * x).sum())(np.array([3.0], np.float32))
+    >>> float(value), g
+    (9.0, array([6.], dtype=float32))
+    """
+    return _Gradient(fn, argnums, has_aux, target, with_value=True)
+
+
+class _Pullback(Traceable):
+    def __init__(self, fn: Callable, primals: tuple, out_tree: TreeDef, target: Target):
+        self.fn, self.primals, self.out_tree, self.target = fn, primals, out_tree, target
+
+    def cache_key(self) -> Any:
+        return ("vjp", self.fn)
+
+    def __call__(self, cotangent: Any) -> Any:
+        return super().__call__(self.primals, cotangent)
+
+    def trace_call(self, primals: tuple, cotangent: Any) -> tuple:
+        trace = current_trace()
+        assert trace is not None
+        leaves = [asarray(leaf) for leaf in flatten(primals)[0]]
+        ct_leaves, ct_tree = flatten(cotangent)
+        if ct_tree != self.out_tree:
+            raise TenzrError(f"vjp: the cotangent has structure {ct_tree}, the output has {self.out_tree}")
+        wrt = [i for i, leaf in enumerate(leaves) if leaf.is_float]
+        traced = trace_into(trace, self.fn, tuple(primals), _name(self.fn))
+        cts = []
+        for ct, want in zip(ct_leaves, traced.result_specs, strict=True):
+            ct = asarray(ct)
+            if ct.shape != want.shape:
+                raise TenzrError(f"vjp: cotangent shape {ct.shape} does not match the output shape {want.shape}")
+            cts.append(ct.astype(numpy_dtype(want.dtype)))
+        derived = differentiate(trace.module, traced.name, wrt, "vjp")
+        results = list(ir.FunctionType(ir.TypeAttr(derived.attributes["function_type"]).value).results)
+        out = _call(ir.StringAttr(derived.attributes["sym_name"]).value, [*leaves, *cts], results)
+        grads = iter(out[len(cts):])
+        flat = [next(grads) if leaf.is_float else asarray(np.zeros(leaf.shape, numpy_dtype(leaf.spec.dtype)))
+                for leaf in leaves]
+        return tuple(unflatten(flatten(primals)[1], flat))
+
+
+def vjp(fn: Callable, *primals: Any, target: str | Target = "cpu") -> tuple[Any, Callable[[Any], tuple]]:
+    """(fn(*primals), pullback) where pullback(cotangent) gives one cotangent per primal.
+
+    >>> y, pullback = tz.vjp(lambda x: x * 3.0, np.ones(2, np.float32))
+    >>> pullback(np.array([1.0, 2.0], np.float32))
+    (array([3., 6.], dtype=float32),)
+    """
+    target = as_target(target)
+    out = jit(fn, target)(*primals)
+    return out, _Pullback(fn, primals, flatten(out)[1], target)
+
+
+# --------------------------------------------------------------------------- custom rules
+
+
+class custom_vjp(Traceable):  # JAX's name
+    """A function with a hand-written VJP, lowered to the `tenzr.custom_vjp` attribute.
+
+        @tz.custom_vjp
+        def f(x): ...
+        f.defvjp(fwd, bwd)   # fwd(*args) -> (out, residuals); bwd(residuals, ct) -> (ct per arg,)
+    """
+
+    def __init__(self, fn: Callable, target: str | Target = "cpu"):
+        self.fn = fn
+        self.fwd: Callable | None = None
+        self.bwd: Callable | None = None
+        self.target = as_target(target)
+        functools.update_wrapper(self, fn, updated=())
+
+    def defvjp(self, fwd: Callable, bwd: Callable) -> custom_vjp:
+        self.fwd, self.bwd = fwd, bwd
+        return self
+
+    def cache_key(self) -> Any:
+        return ("custom_vjp", self.fn, self.fwd, self.bwd)
+
+    def trace_call(self, *args: Any) -> Any:
+        if self.fwd is None or self.bwd is None:
+            raise TenzrError(f"custom_vjp function '{_name(self.fn)}' has no rule: call .defvjp(fwd, bwd)")
+        trace = current_trace()
+        assert trace is not None
+        leaves = [asarray(leaf) for leaf in flatten(args)[0]]
+        primal = trace_into(trace, self.fn, args, _name(self.fn))
+        n = len(leaves)
+        fwd, bwd, in_tree = self.fwd, self.bwd, flatten(args)[1]
+
+        def backward(*flat: Any) -> list:
+            primals = unflatten(in_tree, list(flat[:n]))
+            _, residuals = fwd(*primals)
+            cts = bwd(residuals, unflatten(primal.out_tree, list(flat[n:])))
+            if not isinstance(cts, (tuple, list)) or len(cts) != len(args):
+                raise TenzrError(f"custom_vjp bwd of '{_name(self.fn)}' must return a tuple with one cotangent per "
+                                 f"argument ({len(args)})")
+            out = []
+            for ct, arg in zip(cts, args, strict=True):
+                arg_leaves, arg_tree = flatten(arg)
+                if ct is None:
+                    out += [asarray(np.zeros(asarray(a).shape, numpy_dtype(asarray(a).spec.dtype))) for a in arg_leaves]
+                    continue
+                ct_leaves, ct_tree = flatten(ct)
+                if ct_tree != arg_tree:
+                    raise TenzrError(f"custom_vjp bwd of '{_name(self.fn)}': a cotangent has structure {ct_tree}, "
+                                     f"its argument has {arg_tree}")
+                for c, a in zip(ct_leaves, arg_leaves, strict=True):
+                    c, a = asarray(c), asarray(a)
+                    if c.shape != a.shape:
+                        raise TenzrError(f"custom_vjp bwd of '{_name(self.fn)}': cotangent shape {c.shape} does not "
+                                         f"match its argument's {a.shape}")
+                    out.append(c.astype(a.dtype))
+            return out
+
+        backward_args = tuple(leaves) + tuple(ShapeDtype(s.shape, s.dtype) for s in primal.result_specs)
+        backward_traced = trace_into(trace, backward, backward_args, primal.name + "_bwd")
+        primal.func.attributes[CUSTOM_VJP] = ir.FlatSymbolRefAttr.get(backward_traced.name)
+        out = _call(primal.name, leaves, primal.result_types)
+        return unflatten(primal.out_tree, out)
+
+
+def trace(fn: Callable, *examples: Any) -> str:
+    """The tenzr module of `fn` traced on `examples` (arrays or shape-dtype pytrees), as text.
+
+    >>> print(tz.trace(lambda x: tz.exp(x), np.zeros(2, np.float32)))  # doctest: +ELLIPSIS
+    module {
+      func.func @...(%arg0: tensor<2xf32>) -> tensor<2xf32> {
+        %0 = "tenzr.exp"(%arg0) : (tensor<2xf32>) -> tensor<2xf32>
+    ...
+    """
+    with context(), ir.Location.unknown():
+        t = Trace(new_module())
+        trace_into(t, fn, examples, _name(fn) if _name(fn) != "<lambda>" else "main")
+        return str(t.module)
