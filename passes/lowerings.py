@@ -88,9 +88,13 @@ def normalize_indices(indices: Value, size: int) -> Value:
 
 
 def clamp_to(indices: Value, size: int) -> Value:
-    """Indices clamped into [0, size) (IREE's gather reads out of bounds otherwise)."""
+    """Indices clamped into [0, size) (IREE's gather reads out of bounds otherwise), as i32.
+
+    i32 because IREE 3.13 fails to compile an i64 index tensor shared by several gathers
+    and scatters ("failed to legalize unresolved source materialization ... i64 to i32").
+    """
     scalar = TensorSpec((), sh.spec(indices).dtype)
-    return sh.clamp(sh.zeros(scalar), indices, sh.full(scalar, size - 1))
+    return sh.convert(sh.clamp(sh.zeros(scalar), indices, sh.full(scalar, size - 1)), "i32")
 
 
 def clamp_indices(indices: Value, size: int) -> Value:

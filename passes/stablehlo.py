@@ -191,7 +191,29 @@ def pad(x: Value, value: Value, low: Sequence[int], high: Sequence[int], interio
 
 
 def reverse(x: Value, dims: Sequence[int]) -> Value:
-    return x if not dims else _one("stablehlo.reverse", spec(x), [x], {"dimensions": _i64s(dims)})
+    if not dims:
+        return x
+    owner = x.owner
+    if isinstance(owner, (ir.Operation, ir.OpView)) and owner.name == "stablehlo.slice":
+        strides = list(owner.attributes["strides"])
+        if any(st > 1 for st in strides):
+            return _reverse_of_strided_slice(owner, dims)
+    return _one("stablehlo.reverse", spec(x), [x], {"dimensions": _i64s(dims)})
+
+
+def _reverse_of_strided_slice(sliced: ir.Operation, dims: Sequence[int]) -> Value:
+    """reverse(slice(x)) as slice(reverse(x)): IREE 3.13 fails to compile a strided slice
+    feeding a reverse directly ("LLVM Translation failed for ...unrealized_conversion_cast")."""
+    source = sliced.operands[0]
+    shape = spec(source).shape
+    start, limit = list(sliced.attributes["start_indices"]), list(sliced.attributes["limit_indices"])
+    strides = list(sliced.attributes["strides"])
+    for d in dims:
+        count = -(-(limit[d] - start[d]) // strides[d])
+        last = start[d] + (count - 1) * strides[d]
+        start[d], limit[d] = shape[d] - 1 - last, shape[d] - start[d]
+    flipped = _one("stablehlo.reverse", spec(source), [source], {"dimensions": _i64s(dims)})
+    return slice_(flipped, start, limit, strides)
 
 
 def concatenate(xs: Sequence[Value], axis: int) -> Value:

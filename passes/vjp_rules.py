@@ -396,7 +396,7 @@ def _sort(op: Op, ct: Value) -> Cotangents:
     (x,) = op.operands
     axis = op["axis"]
     ids = sh.iota(op.specs[0].with_dtype("i64"), axis)
-    permutation = sh.sort([x, ids], axis, op["descending"], order_by=1)[1]
+    permutation = sh.convert(sh.sort([x, ids], axis, op["descending"], order_by=1)[1], "i32")
     return (scatter_along(sh.zeros(op.specs[0]), full_indices(permutation, axis), ct, "add"),)
 
 

@@ -16,10 +16,10 @@ func.func @gather(%x: tensor<4x3xf32>, %i: tensor<2xi32>) -> tensor<4x2xf32> {
   return %0 : tensor<4x2xf32>
 }
 
-// Full index tuples: iota on the other dims, the indices on `axis`.
+// Full index tuples: iota on the other dims, the indices on `axis` (clamped, as i32).
 // CHECK-LABEL: func.func @take_along_axis
-// CHECK: %[[ROWS:.*]] = stablehlo.iota dim = 0 : tensor<4x2x1xi64>
-// CHECK: %[[COLS:.*]] = stablehlo.reshape %{{.*}} : (tensor<4x2xi64>) -> tensor<4x2x1xi64>
+// CHECK: %[[ROWS:.*]] = stablehlo.iota dim = 0 : tensor<4x2x1xi32>
+// CHECK: %[[COLS:.*]] = stablehlo.reshape %{{.*}} : (tensor<4x2xi32>) -> tensor<4x2x1xi32>
 // CHECK: %[[TUPLES:.*]] = stablehlo.concatenate %[[ROWS]], %[[COLS]], dim = 2
 // CHECK: "stablehlo.gather"(%{{.*}}, %[[TUPLES]])
 // CHECK-SAME: collapsed_slice_dims = [0, 1], start_index_map = [0, 1], index_vector_dim = 2
