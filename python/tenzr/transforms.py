@@ -330,6 +330,7 @@ class custom_vjp(Traceable):  # JAX's name
         self.fn = fn
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
+        self._in_backward = False  # fwd commonly calls f itself: then trace f's body
         self.target = as_target(target)
         functools.update_wrapper(self, fn, updated=())
 
@@ -343,6 +344,8 @@ class custom_vjp(Traceable):  # JAX's name
     def trace_call(self, *args: Any) -> Any:
         if self.fwd is None or self.bwd is None:
             raise TenzrError(f"custom_vjp function '{_name(self.fn)}' has no rule: call .defvjp(fwd, bwd)")
+        if self._in_backward:
+            return self.fn(*args)
         trace = current_trace()
         assert trace is not None
         leaves = [asarray(leaf) for leaf in flatten(args)[0]]
@@ -376,7 +379,11 @@ class custom_vjp(Traceable):  # JAX's name
             return out
 
         backward_args = tuple(leaves) + tuple(ShapeDtype(s.shape, s.dtype) for s in primal.result_specs)
-        backward_traced = trace_into(trace, backward, backward_args, primal.name + "_bwd")
+        self._in_backward = True
+        try:
+            backward_traced = trace_into(trace, backward, backward_args, primal.name + "_bwd")
+        finally:
+            self._in_backward = False
         primal.func.attributes[CUSTOM_VJP] = ir.FlatSymbolRefAttr.get(backward_traced.name)
         out = _call(primal.name, leaves, primal.result_types)
         return unflatten(primal.out_tree, out)

@@ -1,0 +1,310 @@
+"""The transformations: pytrees, has_aux, composition, custom rules, errors, the cache."""
+
+from __future__ import annotations
+
+import collections
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from harness import rng_for
+
+import tenzr as tz
+from tenzr.dialect.ir_imports import ir
+from tenzr.passes import stablehlo as sh
+from tenzr.passes.custom_ops import CUSTOM_OPS
+
+H = 1e-6
+
+
+def numeric_grad(f, x):
+    """Central differences of scalar NumPy function `f` at float64 `x`."""
+    g = np.zeros_like(x)
+    for i in np.ndindex(*x.shape):
+        step = np.zeros_like(x)
+        step[i] = H
+        g[i] = (f(x + step) - f(x - step)) / (2 * H)
+    return g
+
+
+def mlp_loss(params, x, y):
+    h = tz.tanh(x @ params["w1"] + params["b1"])
+    logits = h @ params["w2"] + params["b2"]
+    return -(tz.nn.log_softmax(logits) * y).sum() / x.shape[0]
+
+
+def mlp_loss_np(params, x, y):
+    h = np.tanh(x @ params["w1"] + params["b1"])
+    logits = h @ params["w2"] + params["b2"]
+    m = logits.max(axis=1, keepdims=True)
+    logp = logits - m - np.log(np.exp(logits - m).sum(axis=1, keepdims=True))
+    return -(logp * y).sum() / x.shape[0]
+
+
+@pytest.fixture(scope="module")
+def mlp():
+    rng = rng_for("mlp")
+    params = {"w1": rng.standard_normal((4, 5)), "b1": rng.standard_normal(5), "w2": rng.standard_normal((5, 3)),
+              "b2": rng.standard_normal(3)}
+    x = rng.standard_normal((6, 4))
+    y = np.eye(3)[rng.integers(0, 3, 6)]
+    return params, x, y
+
+
+def test_grad_of_dict_params_matches_finite_differences(mlp):
+    params, x, y = mlp
+    grads = tz.grad(mlp_loss)(params, x, y)
+    assert set(grads) == set(params)
+    for name, value in params.items():
+        def f(v, name=name):
+            return mlp_loss_np({**params, name: v}, x, y)
+
+        assert grads[name].shape == value.shape and grads[name].dtype == np.float64
+        np.testing.assert_allclose(grads[name], numeric_grad(f, value), rtol=1e-6, atol=1e-8)
+
+
+def test_value_and_grad_argnums_tuple(mlp):
+    params, x, y = mlp
+    value, (g_params, g_x) = tz.value_and_grad(mlp_loss, argnums=(0, 1))(params, x, y)
+    assert value.shape == () and value.dtype == np.float64
+    np.testing.assert_allclose(value, mlp_loss_np(params, x, y), rtol=1e-12)
+    np.testing.assert_allclose(g_x, numeric_grad(lambda v: mlp_loss_np(params, v, y), x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(g_params["b2"], tz.grad(mlp_loss)(params, x, y)["b2"], rtol=1e-12)
+
+
+def test_lists_tuples_namedtuples_and_none():
+    Pair = collections.namedtuple("Pair", "a b")
+
+    def f(p, extra):
+        (u, v), pair, _ = p
+        return (u * v).sum() + (pair.a ** 3).sum() - pair.b * 2.0 + extra["k"][0].sum()
+
+    p = ([np.ones(2), np.arange(2.0)], Pair(np.array([1.0, 2.0]), np.float64(3.0)), None)
+    extra = {"k": [np.full(3, 0.5)]}
+    (gu, gv), pair, none = tz.grad(f)(p, extra)
+    assert none is None and isinstance(pair, Pair)
+    np.testing.assert_allclose(gu, [0.0, 1.0])
+    np.testing.assert_allclose(gv, [1.0, 1.0])
+    np.testing.assert_allclose(pair.a, [3.0, 12.0])
+    np.testing.assert_allclose(pair.b, -2.0)
+    np.testing.assert_allclose(tz.grad(f, argnums=1)(p, extra)["k"][0], np.ones(3))
+
+
+def test_has_aux():
+    def f(x):
+        y = tz.sin(x)
+        return (y * y).sum(), {"y": y, "n": x.shape[0]}
+
+    x = np.array([0.3, -1.2])
+    g, aux = tz.grad(f, has_aux=True)(x)
+    np.testing.assert_allclose(g, 2 * np.sin(x) * np.cos(x), rtol=1e-12)
+    np.testing.assert_allclose(aux["y"], np.sin(x), rtol=1e-12)
+    assert int(aux["n"]) == 2
+    (value, aux2), g2 = tz.value_and_grad(f, has_aux=True)(x)
+    np.testing.assert_allclose(value, np.sum(np.sin(x) ** 2), rtol=1e-12)
+    np.testing.assert_allclose(g2, g)
+
+
+def test_vjp_multi_output_with_random_cotangents():
+    def f(a, b):
+        return {"p": a * b, "q": tz.exp(a).sum(), "r": [a @ b.T]}
+
+    rng = rng_for("vjp")
+    a, b = rng.standard_normal((2, 3)), rng.standard_normal((2, 3))
+    out, pullback = tz.vjp(f, a, b)
+    np.testing.assert_allclose(out["p"], a * b)
+    ct = {"p": rng.standard_normal((2, 3)), "q": rng.standard_normal(()), "r": [rng.standard_normal((2, 2))]}
+    ga, gb = pullback(ct)
+
+    def scalar(a_, b_):
+        return np.sum(ct["p"] * a_ * b_) + ct["q"] * np.exp(a_).sum() + np.sum(ct["r"][0] * (a_ @ b_.T))
+
+    np.testing.assert_allclose(ga, numeric_grad(lambda v: scalar(v, b), a), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gb, numeric_grad(lambda v: scalar(a, v), b), rtol=1e-6, atol=1e-8)
+
+
+def test_vjp_of_integer_input_gives_zeros():
+    out, pullback = tz.vjp(lambda x, n: x * n, np.ones(2), np.array([2, 3], np.int32))
+    gx, gn = pullback(np.ones(2))
+    np.testing.assert_allclose(gx, [2.0, 3.0])
+    assert gn.dtype == np.int32 and not gn.any()
+
+
+def test_transformations_compose():
+    def f(x):
+        return (tz.tanh(x) ** 2).sum()
+
+    x = np.linspace(-1, 1, 5)
+    g = tz.grad(f)(x)
+    np.testing.assert_allclose(tz.jit(tz.grad(f))(x), g, rtol=1e-12)
+    np.testing.assert_allclose(tz.grad(tz.jit(f))(x), g, rtol=1e-12)
+    step = tz.jit(lambda x: x - 0.1 * tz.grad(f)(x))
+    np.testing.assert_allclose(step(x), x - 0.1 * g, rtol=1e-12)
+    np.testing.assert_allclose(g, numeric_grad(lambda v: np.sum(np.tanh(v) ** 2), x), rtol=1e-6)
+
+
+def test_scalar_and_dtype_results():
+    out = tz.jit(lambda x: (x.sum(), x.astype(np.int32), x > 0, x.astype(np.float16)))(np.array([1.5, -2.0],
+                                                                                                np.float32))
+    assert out[0].shape == () and out[0].dtype == np.float32
+    assert out[1].dtype == np.int32 and out[2].dtype == np.bool_ and out[3].dtype == np.float16
+    assert tz.jit(lambda x: x * 2)(3.0).dtype == np.float32  # Python floats trace as float32
+
+
+def test_jit_caches_per_signature():
+    calls = []
+
+    def f(x):
+        calls.append(x.shape)
+        return x + 1
+
+    jf = tz.jit(f)
+    jf(np.zeros(2, np.float32))
+    jf(np.ones(2, np.float32))
+    jf(np.zeros(3, np.float32))
+    assert calls == [(2,), (3,)]
+
+
+def test_stop_gradient():
+    g = tz.grad(lambda x: (x * tz.lax.stop_gradient(x)).sum())(np.array([2.0, 3.0]))
+    np.testing.assert_allclose(g, [2.0, 3.0])
+
+
+def test_custom_vjp_rule_is_used():
+    @tz.custom_vjp
+    def clip_gradient(x):
+        return x
+
+    clip_gradient.defvjp(lambda x: (x, None), lambda _, ct: (tz.clip(ct, -1.0, 1.0),))
+    g = tz.grad(lambda x: (clip_gradient(x) * np.array([5.0, -0.5, -3.0])).sum())(np.ones(3))
+    np.testing.assert_allclose(g, [1.0, -0.5, -1.0])
+
+
+def test_custom_vjp_with_residuals_matches_finite_differences():
+    @tz.custom_vjp
+    def softplus(x):
+        return tz.log1p(tz.exp(x))
+
+    def fwd(x):
+        return softplus(x), tz.nn.sigmoid(x)
+
+    softplus.defvjp(fwd, lambda s, ct: (ct * s,))
+    x = np.array([-3.0, 0.1, 2.0])
+    g = tz.grad(lambda v: (softplus(v) ** 2).sum())(x)
+    np.testing.assert_allclose(g, numeric_grad(lambda v: np.sum(np.log1p(np.exp(v)) ** 2), x), rtol=1e-6)
+    assert "tenzr.custom_vjp" in tz.trace(lambda v: softplus(v), x)
+
+
+def test_registered_custom_op_lowering_and_vjp():
+    def lower(op):
+        (x,) = op.operands
+        return sh.multiply(x, sh.multiply(x, x))
+
+    def vjp(op, cts):
+        (x,), (ct,) = op.operands, cts
+        return (sh.multiply(ct, sh.multiply(sh.full(sh.spec(x), 3.0), sh.multiply(x, x))),)
+
+    tz.register_custom_op("test.cube", lower=lower, vjp=vjp)
+    try:
+        x = np.array([1.0, -2.0, 0.5])
+        np.testing.assert_allclose(tz.jit(lambda v: tz.lax.custom_call("test.cube", v))(x), x ** 3)
+        g = tz.grad(lambda v: tz.lax.custom_call("test.cube", v).sum())(x)
+        np.testing.assert_allclose(g, numeric_grad(lambda v: np.sum(v ** 3), x), rtol=1e-6)
+    finally:
+        CUSTOM_OPS.pop("test.cube")
+
+
+def test_custom_op_without_rules_is_a_clear_error():
+    tz.register_custom_op("test.opaque", lower=lambda op: op.operands[0], differentiable=False)
+    try:
+        with pytest.raises(tz.TenzrError, match="target 'test.opaque' has no gradient: it is registered as non-"):
+            tz.grad(lambda v: tz.lax.custom_call("test.opaque", v * 2.0).sum())(np.ones(2))
+        with pytest.raises(tz.TenzrError, match="no lowering registered for target 'test.unknown'"):
+            tz.jit(lambda v: tz.lax.custom_call("test.unknown", v))(np.ones(2))
+    finally:
+        CUSTOM_OPS.pop("test.opaque")
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def test_error_non_scalar_grad():
+    with pytest.raises(tz.TenzrError, match=r"grad needs f to return a floating-point scalar, but it returned shape "
+                                            r"\(2,\).*use tz.vjp"):
+        tz.grad(lambda x: x * 2.0)(np.ones(2))
+
+
+def test_error_integer_wrt():
+    with pytest.raises(tz.TenzrError, match="cannot differentiate with respect to an input of dtype int32"):
+        tz.grad(lambda n: (n * 2.0).sum())(np.arange(3, dtype=np.int32))
+
+
+def test_error_python_control_flow_says_what_to_use():
+    def f(x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+    with pytest.raises(tz.TenzrError) as info:
+        tz.jit(f)(np.ones(2))
+    message = str(info.value)
+    assert "tz.where" in message
+    assert f"{__file__}:{f.__code__.co_firstlineno + 1}:" in message
+
+
+def test_error_shape_points_at_user_line():
+    def f(a, b):
+        return a @ b  # the bad line
+
+    with pytest.raises(tz.TenzrError) as info:
+        tz.jit(f)(np.ones((2, 3)), np.ones((4, 5)))
+    message = str(info.value)
+    assert f"{__file__}:{f.__code__.co_firstlineno + 1}:" in message
+    assert "contracting dimensions differ" in message
+
+
+def test_error_numpy_function_on_traced_value():
+    with pytest.raises(tz.TenzrError, match="cannot become a NumPy array while tracing"):
+        tz.jit(lambda x: np.exp(x))(np.ones(2))
+
+
+def test_error_boolean_mask_and_bad_index():
+    with pytest.raises(tz.TenzrError, match="boolean mask indexing"):
+        tz.jit(lambda x: x[x > 0])(np.ones(3))
+    with pytest.raises(tz.TenzrError, match="index 5 is out of bounds for axis 0 with size 3"):
+        tz.jit(lambda x: x[5])(np.ones(3))
+
+
+def test_trace_gives_tenzr_module_text():
+    text = tz.trace(lambda x, w: tz.nn.relu(x @ w).sum(), np.ones((2, 3), np.float32), tz.ShapeDtype((3, 4)))
+    assert '"tenzr.matmul"' in text and '"tenzr.relu"' in text and "tensor<2x4xf32>" in text
+    assert ir is not None
+
+
+# --------------------------------------------------------------------------- the compile cache
+
+
+def test_second_process_skips_iree_compilation(tmp_path):
+    script = textwrap.dedent("""
+        import json, time
+        t0 = time.perf_counter()
+        import numpy as np
+        import tenzr as tz
+        from tenzr.cache import STATS
+        f = tz.jit(tz.value_and_grad(lambda w, x: (tz.tanh(x @ w) ** 2).sum()))
+        value, grad = f(np.ones((3, 2), np.float32), np.ones((4, 3), np.float32))
+        print(json.dumps({"compiles": STATS.compiles, "disk_hits": STATS.disk_hits,
+                          "grad": grad.tolist(), "seconds": time.perf_counter() - t0}))
+    """)
+    env = {**os.environ, "TENZR_CACHE_DIR": str(tmp_path)}
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+        runs.append(eval(out.stdout.strip().splitlines()[-1].replace("true", "True")))
+    assert runs[0]["compiles"] == 1 and runs[0]["disk_hits"] == 0
+    assert runs[1]["compiles"] == 0 and runs[1]["disk_hits"] == 1
+    assert runs[0]["grad"] == runs[1]["grad"]
+    assert len(list(tmp_path.glob("*.vmfb"))) == 1

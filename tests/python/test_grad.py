@@ -1,0 +1,226 @@
+"""tenzr-grad at the IR level: coverage of the rule table, modes, activity analysis, calls,
+custom VJPs and errors. Numeric checks compile with IREE in float64."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tenzr.compiler import compile_stablehlo, lower_to_stablehlo
+from tenzr.dialect import make_context, parse_module
+from tenzr.dialect.context import body_ops, functions
+from tenzr.dialect.diagnostics import TenzrError
+from tenzr.dialect.ops import OPS
+from tenzr.passes.lowerings import LOWERINGS
+from tenzr.passes.tenzr_grad import differentiate
+from tenzr.passes.vjp_rules import VJP_RULES
+from tenzr.runtime import Program
+from tenzr.targets import Target
+from tenzr.tools import tenzr_opt
+
+
+def test_every_op_has_a_lowering_and_a_rule_or_is_declared_non_differentiable():
+    for name, opdef in OPS.items():
+        assert name in LOWERINGS, f"{name} has no lowering"
+        if opdef.gradient == "none":
+            assert name not in VJP_RULES, f"{name} is declared non-differentiable but has a VJP rule"
+        else:
+            assert name in VJP_RULES, f"{name} has no VJP rule and is not declared non-differentiable"
+    assert set(LOWERINGS) == set(OPS) and set(VJP_RULES) <= set(OPS)
+
+
+def compile_module(text: str, passes) -> Program:
+    with make_context():
+        module = parse_module(text)
+        passes(module)
+        lower_to_stablehlo(module)
+        return Program(compile_stablehlo(str(module), Target()), Target())
+
+
+def signature(module, name):
+    f = functions(module)[name]
+    return str(f.attributes["function_type"])
+
+
+SRC = """
+func.func @f(%x: tensor<3xf64>, %n: tensor<3xi32>, %y: tensor<3xf64>) -> tensor<f64> {
+  %0 = "tenzr.mul"(%x, %x) : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xf64>
+  %1 = "tenzr.exp"(%y) : (tensor<3xf64>) -> tensor<3xf64>
+  %2 = "tenzr.add"(%0, %1) : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xf64>
+  %3 = "tenzr.reduce_sum"(%2) : (tensor<3xf64>) -> tensor<f64>
+  return %3 : tensor<f64>
+}
+"""
+
+
+@pytest.mark.parametrize("mode, want", [
+    ("grad", "(tensor<3xf64>, tensor<3xi32>, tensor<3xf64>) -> (tensor<3xf64>, tensor<3xf64>)"),
+    ("value_and_grad", "(tensor<3xf64>, tensor<3xi32>, tensor<3xf64>) -> (tensor<f64>, tensor<3xf64>, tensor<3xf64>)"),
+    ("vjp", "(tensor<3xf64>, tensor<3xi32>, tensor<3xf64>, tensor<f64>) -> (tensor<f64>, tensor<3xf64>, "
+            "tensor<3xf64>)"),
+])
+def test_modes_add_the_contracted_signature(mode, want):
+    with make_context():
+        module = parse_module(SRC)
+        differentiate(module, "f", (), mode)
+        assert signature(module, f"f_{mode}") == want
+        assert "f" in functions(module)
+
+
+def test_activity_analysis_leaves_no_dead_adjoint_code():
+    with make_context():
+        module = parse_module(SRC)
+        new = differentiate(module, "f", (0,), "grad")
+        names = [op.name for op in body_ops(new)]
+        # exp(y) reaches the output but does not depend on x: neither it nor an adjoint of it remains.
+        assert "tenzr.exp" not in names and "stablehlo.exponential" not in names
+        assert "tenzr.reduce_sum" not in names  # the forward value is not returned in grad mode
+
+
+def test_inactive_arguments_get_zero_gradients():
+    src = SRC.replace('"tenzr.exp"(%y)', '"tenzr.exp"(%x)')
+    program = compile_module(src, lambda m: differentiate(m, "f", (0, 2), "grad"))
+    x = np.array([0.5, -1.0, 2.0])
+    gx, gy = program("f_grad", x, np.zeros(3, np.int32), np.ones(3))
+    np.testing.assert_allclose(gx, 2 * x + np.exp(x))
+    np.testing.assert_array_equal(gy, np.zeros(3))
+
+
+def test_zero_gradient_ops_give_zero():
+    src = """
+    func.func @f(%x: tensor<4xf64>) -> tensor<f64> {
+      %a = "tenzr.sign"(%x) : (tensor<4xf64>) -> tensor<4xf64>
+      %b = "tenzr.floor"(%x) : (tensor<4xf64>) -> tensor<4xf64>
+      %c = "tenzr.round"(%x) : (tensor<4xf64>) -> tensor<4xf64>
+      %d = "tenzr.stop_gradient"(%x) : (tensor<4xf64>) -> tensor<4xf64>
+      %i = "tenzr.argmax"(%x) {axis = 0} : (tensor<4xf64>) -> tensor<i64>
+      %f = "tenzr.convert"(%i) : (tensor<i64>) -> tensor<f64>
+      %s = "tenzr.add"(%a, %b) : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+      %t = "tenzr.add"(%s, %c) : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+      %u = "tenzr.mul"(%t, %d) : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+      %v = "tenzr.reduce_sum"(%u) : (tensor<4xf64>) -> tensor<f64>
+      %w = "tenzr.add"(%v, %f) : (tensor<f64>, tensor<f64>) -> tensor<f64>
+      return %w : tensor<f64>
+    }
+    """
+    program = compile_module(src, lambda m: differentiate(m, "f", (), "grad"))
+    (g,) = program("f_grad", np.array([0.3, -1.7, 2.5, 4.2]))
+    np.testing.assert_array_equal(g, np.zeros(4))
+
+
+def test_convert_cotangent_converts_back_exactly():
+    src = """
+    func.func @f(%x: tensor<3xf32>) -> tensor<3xf64> {
+      %0 = "tenzr.convert"(%x) : (tensor<3xf32>) -> tensor<3xf64>
+      return %0 : tensor<3xf64>
+    }
+    """
+    program = compile_module(src, lambda m: differentiate(m, "f", (), "vjp"))
+    ct = np.array([1.0 / 3.0, 2.5e-8, -7.0])
+    _, g = program("f_vjp", np.ones(3, np.float32), ct)
+    assert g.dtype == np.float32
+    np.testing.assert_array_equal(g, ct.astype(np.float32))
+
+
+def test_calls_are_differentiated_through():
+    src = """
+    func.func private @square(%x: tensor<2xf64>) -> tensor<2xf64> {
+      %0 = "tenzr.mul"(%x, %x) : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xf64>
+      return %0 : tensor<2xf64>
+    }
+    func.func @f(%x: tensor<2xf64>) -> tensor<f64> {
+      %0 = call @square(%x) : (tensor<2xf64>) -> tensor<2xf64>
+      %1 = call @square(%0) : (tensor<2xf64>) -> tensor<2xf64>
+      %2 = "tenzr.reduce_sum"(%1) : (tensor<2xf64>) -> tensor<f64>
+      return %2 : tensor<f64>
+    }
+    """
+    program = compile_module(src, lambda m: differentiate(m, "f", (), "grad"))
+    x = np.array([0.5, -2.0])
+    np.testing.assert_allclose(program("f_grad", x)[0], 4 * x ** 3)
+
+
+CUSTOM = """
+func.func @g(%x: tensor<2xf64>) -> tensor<2xf64> attributes {tenzr.custom_vjp = @g_bwd} {
+  %0 = "tenzr.exp"(%x) : (tensor<2xf64>) -> tensor<2xf64>
+  return %0 : tensor<2xf64>
+}
+func.func @g_bwd(%x: tensor<2xf64>, %ct: tensor<2xf64>) -> tensor<2xf64> {
+  %c = "tenzr.constant"() {value = dense<10.0> : tensor<2xf64>} : () -> tensor<2xf64>
+  %0 = "tenzr.mul"(%ct, %c) : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xf64>
+  return %0 : tensor<2xf64>
+}
+func.func @f(%x: tensor<2xf64>) -> tensor<f64> {
+  %0 = call @g(%x) : (tensor<2xf64>) -> tensor<2xf64>
+  %1 = "tenzr.mul"(%0, %x) : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xf64>
+  %2 = "tenzr.reduce_sum"(%1) : (tensor<2xf64>) -> tensor<f64>
+  return %2 : tensor<f64>
+}
+"""
+
+
+def test_custom_vjp_attribute_routes_through_bwd():
+    program = compile_module(CUSTOM, lambda m: (differentiate(m, "f", (), "grad"), differentiate(m, "g", (), "vjp")))
+    x = np.array([0.2, -1.0])
+    # d/dx [g(x)·x] with g's derivative replaced by 10: 10·x + g(x)
+    np.testing.assert_allclose(program("f_grad", x)[0], 10 * x + np.exp(x))
+    _, g = program("g_vjp", x, np.array([1.0, 2.0]))
+    np.testing.assert_allclose(g, [10.0, 20.0])
+
+
+def opt(capsys, text, *args) -> tuple[int, str]:
+    import io
+    import sys
+
+    sys.stdin = io.StringIO(text)
+    try:
+        code = tenzr_opt.main(["-", *args])
+    finally:
+        sys.stdin = sys.__stdin__
+    captured = capsys.readouterr()
+    return code, captured.err
+
+
+@pytest.mark.parametrize("options, message", [
+    ("func=h", "tenzr-grad: no function named '@h' (functions: @f)"),
+    ("func=f wrt=3", "wrt index 3 is out of range: '@f' has 3 arguments"),
+    ("func=f wrt=1", "argument 1 of '@f' has type tensor<3xi32>; only floating-point arguments can be differentiated"),
+    ("func=f mode=sideways", "option 'mode' of pass 'tenzr-grad' must be one of grad, vjp, value_and_grad"),
+])
+def test_option_errors(capsys, options, message):
+    code, err = opt(capsys, SRC, f"--tenzr-grad={options}")
+    assert code != 0 and message in err and "Traceback" not in err
+
+
+def test_non_scalar_result_in_grad_mode(capsys):
+    src = SRC.replace("tensor<f64>", "tensor<1xf64>").replace('"tenzr.reduce_sum"(%2) :',
+                                                               '"tenzr.reduce_sum"(%2) {keepdims = true} :')
+    code, err = opt(capsys, src, "--tenzr-grad=func=f")
+    assert code == 1
+    assert "<stdin>:2:1: error: tenzr-grad: mode=grad needs a floating-point scalar result" in err
+
+
+def test_op_without_rule_names_op_and_location(capsys):
+    src = """func.func @f(%x: tensor<2xf32>) -> tensor<f32> {
+      %0 = stablehlo.cosine %x : tensor<2xf32>
+      %1 = "tenzr.reduce_sum"(%0) : (tensor<2xf32>) -> tensor<f32>
+      return %1 : tensor<f32>
+    }"""
+    code, err = opt(capsys, src, "--tenzr-grad=func=f")
+    assert code == 1
+    assert "<stdin>:2:12: error: 'stablehlo.cosine' op has no gradient rule" in err
+
+
+def test_custom_vjp_with_wrong_signature(capsys):
+    src = CUSTOM.replace("func.func @g_bwd(%x: tensor<2xf64>, %ct: tensor<2xf64>)", "func.func @g_bwd(%ct: tensor<2xf64>)")
+    src = src.replace('"tenzr.mul"(%ct, %c)', '"tenzr.mul"(%ct, %c)')
+    code, err = opt(capsys, src, "--tenzr-grad=func=f")
+    assert code == 1 and "custom VJP '@g_bwd' of '@g' must have type" in err
+
+
+def test_error_messages_are_tenzr_errors():
+    with make_context():
+        module = parse_module(SRC)
+        with pytest.raises(TenzrError, match="already exists"):
+            differentiate(module, "f", (), "grad")
+            differentiate(module, "f", (), "grad")
