@@ -1,0 +1,41 @@
+// tenzr-grad's errors: each at the offending op or function, never a traceback.
+// RUN: tenzr-opt %s --split-input-file --verify-diagnostics --tenzr-grad="mode=grad"
+
+// expected-error@+1 {{tenzr-grad: mode=grad needs a floating-point scalar result, but result 0 of '@vector' has type tensor<2xf32>}}
+func.func @vector(%x: tensor<2xf32>) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// expected-error@+1 {{mode=grad needs '@two' to return one scalar, it returns 2 values}}
+func.func @two(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  return %x, %x : tensor<f32>, tensor<f32>
+}
+
+// -----
+
+func.func @no_rule(%x: tensor<2xf32>) -> tensor<f32> {
+  // expected-error@+1 {{'stablehlo.sine' op has no gradient rule, but it lies on a differentiated path}}
+  %0 = stablehlo.sine %x : tensor<2xf32>
+  %1 = "tenzr.reduce_sum"(%0) : (tensor<2xf32>) -> tensor<f32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+// expected-error@+1 {{'@ints' has no floating-point argument to differentiate}}
+func.func @ints(%x: tensor<2xi32>) -> tensor<f32> {
+  %0 = "tenzr.convert"(%x) : (tensor<2xi32>) -> tensor<2xf32>
+  %1 = "tenzr.reduce_sum"(%0) : (tensor<2xf32>) -> tensor<f32>
+  return %1 : tensor<f32>
+}
+
+// -----
+
+func.func @unregistered_custom(%x: tensor<2xf32>) -> tensor<f32> {
+  // expected-error@+1 {{'tenzr.custom_call' op target 'nobody.knows' has no gradient: no rule is registered}}
+  %0 = "tenzr.custom_call"(%x) {call_target_name = "nobody.knows"} : (tensor<2xf32>) -> tensor<2xf32>
+  %1 = "tenzr.reduce_sum"(%0) : (tensor<2xf32>) -> tensor<f32>
+  return %1 : tensor<f32>
+}

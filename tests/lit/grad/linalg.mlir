@@ -1,0 +1,62 @@
+// RUN: tenzr-opt %s --tenzr-grad=mode=vjp | filecheck %s
+
+// dot_generals with the right contracting dims, no materialized transposes.
+// CHECK-LABEL: func.func @matmul_vjp
+// CHECK-SAME: (%[[A:.*]]: tensor<3x4xf32>, %[[B:.*]]: tensor<4x5xf32>, %[[YBAR:.*]]: tensor<3x5xf32>)
+// CHECK-NOT: stablehlo.transpose
+// CHECK: %[[DA:.*]] = stablehlo.dot_general %[[YBAR]], %[[B]], contracting_dims = [1] x [1] : (tensor<3x5xf32>, tensor<4x5xf32>) -> tensor<3x4xf32>
+// CHECK: %[[DB:.*]] = stablehlo.dot_general %[[A]], %[[YBAR]], contracting_dims = [0] x [0] : (tensor<3x4xf32>, tensor<3x5xf32>) -> tensor<4x5xf32>
+// CHECK: return %{{.*}}, %[[DA]], %[[DB]]
+func.func @matmul(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>) -> tensor<3x5xf32> {
+  %0 = "tenzr.matmul"(%a, %b) : (tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+
+// A rank-2 weight's cotangent contracts the batch and row dims at once.
+// CHECK-LABEL: func.func @matmul_batched_rhs_2d_vjp
+// CHECK-SAME: (%[[A:.*]]: tensor<2x3x4xf32>, %[[B:.*]]: tensor<4x5xf32>, %[[YBAR:.*]]: tensor<2x3x5xf32>)
+// CHECK: stablehlo.dot_general %[[YBAR]], %[[B]], contracting_dims = [2] x [1] : (tensor<2x3x5xf32>, tensor<4x5xf32>) -> tensor<2x3x4xf32>
+// CHECK: stablehlo.dot_general %[[A]], %[[YBAR]], contracting_dims = [0, 1] x [0, 1] : (tensor<2x3x4xf32>, tensor<2x3x5xf32>) -> tensor<4x5xf32>
+func.func @matmul_batched_rhs_2d(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>) -> tensor<2x3x5xf32> {
+  %0 = "tenzr.matmul"(%a, %b) : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
+}
+
+// CHECK-LABEL: func.func @matmul_batched_vjp
+// CHECK: stablehlo.dot_general %arg2, %arg1, batching_dims = [0] x [0], contracting_dims = [2] x [2]
+// CHECK: stablehlo.dot_general %arg0, %arg2, batching_dims = [0] x [0], contracting_dims = [1] x [1]
+func.func @matmul_batched(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf32> {
+  %0 = "tenzr.matmul"(%a, %b) : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
+}
+
+// Input cotangent: ybar lhs-dilated by the strides against the flipped kernel, whose
+// groups are regrouped [O, I] -> [O/G, G*I]. Kernel cotangent: the input (groups moved
+// into the feature dim) against ybar, with the batch contracted.
+// CHECK-LABEL: func.func @conv2d_vjp
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4x6x5xf32>, %[[W:.*]]: tensor<6x2x3x2xf32>, %[[YBAR:.*]]: tensor<2x6x3x5xf32>)
+// CHECK: %[[W1:.*]] = stablehlo.reshape %[[W]] : (tensor<6x2x3x2xf32>) -> tensor<2x3x2x3x2xf32>
+// CHECK: %[[W2:.*]] = stablehlo.transpose %[[W1]], dims = [1, 0, 2, 3, 4]
+// CHECK: %[[W3:.*]] = stablehlo.reshape %[[W2]] : (tensor<3x2x2x3x2xf32>) -> tensor<3x4x3x2xf32>
+// CHECK: %[[FLIP:.*]] = stablehlo.reverse %[[W3]], dims = [2, 3]
+// CHECK: %[[DX:.*]] = stablehlo.convolution(%[[YBAR]], %[[FLIP]]) dim_numbers = [b, f, 0, 1]x[i, o, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = {{\[\[}}1, 2], [1, 0]], lhs_dilate = [2, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64}
+// CHECK-SAME: -> tensor<2x4x6x5xf32>
+// CHECK: %[[XG:.*]] = stablehlo.reshape %{{.*}} : (tensor<2x2x2x6x5xf32>) -> tensor<2x4x6x5xf32>
+// CHECK: %[[DW:.*]] = stablehlo.convolution(%[[XG]], %[[YBAR]]) dim_numbers = [b, f, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1], window = {stride = [1, 1], pad = {{\[\[}}1, 0], [0, 1]], lhs_dilate = [1, 1], rhs_dilate = [2, 1]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64}
+// CHECK-SAME: -> tensor<6x2x3x2xf32>
+// CHECK: return %{{.*}}, %[[DX]], %[[DW]]
+func.func @conv2d(%x: tensor<2x4x6x5xf32>, %w: tensor<6x2x3x2xf32>) -> tensor<2x6x3x5xf32> {
+  %0 = "tenzr.convolution"(%x, %w) {window_strides = array<i64: 2, 1>, padding_low = array<i64: 1, 0>, padding_high = array<i64: 1, 1>, feature_group_count = 2} : (tensor<2x4x6x5xf32>, tensor<6x2x3x2xf32>) -> tensor<2x6x3x5xf32>
+  return %0 : tensor<2x6x3x5xf32>
+}
+
+// Without groups the kernel cotangent needs no transpose: the layout swaps batch and feature.
+// CHECK-LABEL: func.func @conv1d_vjp
+// CHECK: %[[FLIP:.*]] = stablehlo.reverse %arg1, dims = [2]
+// CHECK: stablehlo.convolution(%arg2, %[[FLIP]]) dim_numbers = [b, f, 0]x[i, o, 0]->[b, f, 0], window = {stride = [1], pad = {{\[\[}}2, 2]]
+// CHECK-NOT: stablehlo.transpose
+// CHECK: stablehlo.convolution(%arg0, %arg2) dim_numbers = [f, b, 0]x[i, o, 0]->[f, b, 0]
+func.func @conv1d(%x: tensor<1x2x7xf32>, %w: tensor<3x2x3xf32>) -> tensor<1x3x5xf32> {
+  %0 = "tenzr.convolution"(%x, %w) : (tensor<1x2x7xf32>, tensor<3x2x3xf32>) -> tensor<1x3x5xf32>
+  return %0 : tensor<1x3x5xf32>
+}

@@ -1,0 +1,61 @@
+// RUN: tenzr-opt %s --tenzr-grad=mode=vjp | filecheck %s
+
+// CHECK-LABEL: func.func @reduce_sum_vjp
+// CHECK: stablehlo.broadcast_in_dim %arg1, dims = [0] : (tensor<2xf32>) -> tensor<2x3xf32>
+func.func @reduce_sum(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  %0 = "tenzr.reduce_sum"(%x) {axes = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// CHECK-LABEL: func.func @reduce_sum_keepdims_vjp
+// CHECK: stablehlo.broadcast_in_dim %arg1, dims = [0, 1] : (tensor<2x1xf32>) -> tensor<2x3xf32>
+func.func @reduce_sum_keepdims(%x: tensor<2x3xf32>) -> tensor<2x1xf32> {
+  %0 = "tenzr.reduce_sum"(%x) {axes = array<i64: 1>, keepdims = true} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}
+
+// No division by the input: the product of the nonzeros, with the zero count choosing
+// between P/x (no zero), the product of the others (one zero) and 0 (more).
+// CHECK-LABEL: func.func @reduce_prod_vjp
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>, %[[YBAR:.*]]: tensor<2xf32>)
+// CHECK: %[[ISZ:.*]] = stablehlo.compare EQ, %[[X]], %{{.*}}, FLOAT
+// CHECK: %[[NZ:.*]] = stablehlo.select %[[ISZ]], %{{.*}}, %[[X]]
+// CHECK: %[[P:.*]] = stablehlo.reduce(%[[NZ]] init: %{{.*}}) applies stablehlo.multiply across dimensions = [1]
+// CHECK: %[[ZEROS:.*]] = stablehlo.reduce(%{{.*}} init: %{{.*}}) applies stablehlo.add across dimensions = [1]
+// CHECK: %[[Q:.*]] = stablehlo.divide %{{.*}}, %[[NZ]]
+// CHECK: stablehlo.select %{{.*}}, %[[Q]], %{{.*}}
+// CHECK: stablehlo.multiply
+func.func @reduce_prod(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  %0 = "tenzr.reduce_prod"(%x) {axes = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// ybar is split evenly among the elements equal to the max.
+// CHECK-LABEL: func.func @reduce_max_vjp
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>, %[[YBAR:.*]]: tensor<f32>)
+// CHECK: %[[M:.*]] = "tenzr.reduce_max"(%[[X]])
+// CHECK: %[[MB:.*]] = stablehlo.broadcast_in_dim %[[M]], dims = []
+// CHECK: %[[HIT:.*]] = stablehlo.compare EQ, %[[X]], %[[MB]], FLOAT
+// CHECK: %[[HITF:.*]] = stablehlo.convert %[[HIT]] : (tensor<2x3xi1>) -> tensor<2x3xf32>
+// CHECK: %[[N:.*]] = stablehlo.reduce(%[[HITF]] init: %{{.*}}) applies stablehlo.add across dimensions = [0, 1]
+// CHECK: %[[SHARE:.*]] = stablehlo.divide %[[YBAR]], %[[N]] : tensor<f32>
+// CHECK: %[[SB:.*]] = stablehlo.broadcast_in_dim %[[SHARE]], dims = []
+// CHECK: %[[DX:.*]] = stablehlo.multiply %[[HITF]], %[[SB]]
+// CHECK: return %[[M]], %[[DX]]
+func.func @reduce_max(%x: tensor<2x3xf32>) -> tensor<f32> {
+  %0 = "tenzr.reduce_max"(%x) : (tensor<2x3xf32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// Values follow the sorting permutation back: ybar is scattered to the original positions.
+// CHECK-LABEL: func.func @sort_vjp
+// CHECK: %[[IDS:.*]] = stablehlo.iota dim = 0 : tensor<5xi64>
+// CHECK: %[[S:.*]]:2 = "stablehlo.sort"(%arg0, %[[IDS]])
+// CHECK: %[[PERM:.*]] = stablehlo.convert %[[S]]#1 : (tensor<5xi64>) -> tensor<5xi32>
+// CHECK: %[[COL:.*]] = stablehlo.reshape %[[PERM]]
+// CHECK: %[[DX:.*]] = "stablehlo.scatter"(%{{.*}}, %[[COL]], %arg1)
+// CHECK: return %{{.*}}, %[[DX]]
+func.func @sort(%x: tensor<5xf32>) -> tensor<5xf32> {
+  %0 = "tenzr.sort"(%x) : (tensor<5xf32>) -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}
