@@ -284,6 +284,30 @@ class ConvLayout(NamedTuple):
 def convolution(x: Value, w: Value, layout: ConvLayout, *, strides: Sequence[int], padding_low: Sequence[int],
                 padding_high: Sequence[int], lhs_dilation: Sequence[int], rhs_dilation: Sequence[int],
                 feature_group_count: int = 1, batch_group_count: int = 1) -> Value:
+    options = {"strides": strides, "padding_low": padding_low, "padding_high": padding_high,
+               "lhs_dilation": lhs_dilation, "rhs_dilation": rhs_dilation}
+    groups = feature_group_count
+    if groups > 1 and spec(w).shape[layout.kernel_in] > 1:
+        # IREE 3.13's Vulkan backend computes grouped convolutions with more than one
+        # channel per group wrongly; one convolution per group is exact everywhere.
+        # (Depthwise convolutions, one channel per group, are right and stay whole.)
+        return concatenate([_one_conv(_group(x, layout.input_feature, g, groups), _group(w, layout.kernel_out, g, groups),
+                                      layout, 1, batch_group_count, options) for g in range(groups)],
+                           layout.output_feature)
+    return _one_conv(x, w, layout, groups, batch_group_count, options)
+
+
+def _group(x: Value, dim: int, g: int, groups: int) -> Value:
+    shape = spec(x).shape
+    size = shape[dim] // groups
+    return slice_(x, [g * size if d == dim else 0 for d in range(len(shape))],
+                  [(g + 1) * size if d == dim else n for d, n in enumerate(shape)])
+
+
+def _one_conv(x: Value, w: Value, layout: ConvLayout, feature_group_count: int, batch_group_count: int,
+              options: dict) -> Value:
+    strides, padding_low, padding_high = options["strides"], options["padding_low"], options["padding_high"]
+    lhs_dilation, rhs_dilation = options["lhs_dilation"], options["rhs_dilation"]
     sx, sw = spec(x), spec(w)
     rank = sx.rank
     shape = [0] * rank
@@ -388,6 +412,12 @@ def sort(operands: Sequence[Value], dimension: int, descending: bool, order_by: 
     iota operand, to break ties by original position.
     """
     specs = [spec(v) for v in operands]
+    if specs[0].rank == 1 and len(operands) > 1:
+        # IREE 3.13's Vulkan compiler crashes on a rank-1 sort of several operands; sort
+        # them as one row instead.
+        rows = [reshape(v, (1, *s.shape)) for v, s in zip(operands, specs, strict=True)]
+        return [reshape(v, s.shape) for v, s in
+                zip(sort(rows, 1, descending, order_by), specs, strict=True)]
     op = create("stablehlo.sort", specs, operands, {
         "dimension": _i64(dimension), "is_stable": ir.BoolAttr.get(True)}, regions=1)
     block = _scalar_block(op, [d for s in specs for d in (s.dtype, s.dtype)])

@@ -67,7 +67,7 @@ def run(argv: list[str]) -> int:
         if errors:
             raise TenzrErrors(errors)
         run_pipeline(module, steps)
-        lower_to_stablehlo(module)
+        lower_to_stablehlo(module, target)
         stablehlo = str(module)
     if args.emit == "stablehlo":
         write_output(output, stablehlo)

@@ -1,45 +1,101 @@
 """From a tenzr module to a runnable IREE module: the pipeline, then IREE.
 
 `lower_to_stablehlo` runs `convert-tenzr-to-stablehlo`, `canonicalize` and `cse`.
-`compile_stablehlo` hands StableHLO text to IREE in-process and returns the VM flatbuffer.
+`compile_stablehlo` hands StableHLO text to IREE's compiler and returns the VM flatbuffer.
 """
 
 from __future__ import annotations
 
 import functools
+import re
+import subprocess
 
-from iree.compiler.api import Output, Session, Source
+from iree.compiler.tools.core import find_tool
 
+from tenzr.dialect.context import body_ops, functions
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
+from tenzr.dialect.types import ir_type, spec_of
+from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import parse_pipeline, run_pipeline
-from tenzr.targets import Target
+from tenzr.targets import WIDENED, Target
 
 LOWERING_PIPELINE = "builtin.module(convert-tenzr-to-stablehlo,canonicalize,cse)"
+COMPILE_TIMEOUT_S = 900
 
 
-def lower_to_stablehlo(module: ir.Operation) -> None:
+def lower_to_stablehlo(module: ir.Operation, target: Target | None = None) -> None:
+    """Lowers every tenzr op, cleans up, and adjusts the result for `target` if given."""
     run_pipeline(module, parse_pipeline(LOWERING_PIPELINE), verify_each=False)
+    if target is not None:
+        prepare_for_target(module, target)
+
+
+_UNSUPPORTED_ON_PORTABLE_VULKAN = re.compile(r"[x<]f64>")
+
+
+def prepare_for_target(module: ir.Operation, target: Target) -> None:
+    """Target-specific adjustments of a lowered module.
+
+    IREE's portable Vulkan target stores everything in 32-bit words; buffers of 1- and
+    2-byte elements at a function's boundary come out wrong on lavapipe (bools of 3, 5 or
+    6 elements, any float16). Such arguments and results cross the boundary widened
+    (`targets.WIDENED`), and the runtime narrows them back.
+    """
+    if target.name != "vulkan" or target.vulkan_target:
+        return
+    if _UNSUPPORTED_ON_PORTABLE_VULKAN.search(str(module)):
+        raise TenzrError("float64 is not supported by IREE's portable Vulkan target (IREE would silently demote it "
+                         "to float32); use float32, or name a GPU with float64 via Target(vulkan_target=...)")
+    for func in functions(module).values():
+        if func.regions[0].blocks:
+            _widen_boundary(func)
+
+
+def _widen_boundary(func: ir.Operation) -> None:
+    block = func.regions[0].blocks[0]
+    ops = body_ops(func)
+    arg_dtypes = [spec_of(a).dtype for a in block.arguments]
+    with func.location, ir.InsertionPoint(ops[0]):
+        for arg, dtype in zip(block.arguments, arg_dtypes, strict=True):
+            if dtype in WIDENED:
+                arg.set_type(ir_type(spec_of(arg).with_dtype(WIDENED[dtype])))
+                narrow = sh.convert(arg, dtype)
+                arg.replace_all_uses_except(narrow, narrow.owner.operation)
+    ret = ops[-1]
+    result_dtypes = [spec_of(v).dtype for v in ret.operands]
+    with func.location, ir.InsertionPoint(ret):
+        for i, (value, dtype) in enumerate(zip(list(ret.operands), result_dtypes, strict=True)):
+            if dtype in WIDENED:
+                ret.operands[i] = sh.convert(value, WIDENED[dtype])
+    func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+        [a.type for a in block.arguments], [v.type for v in ret.operands]))
+    func.attributes["iree.reflection"] = ir.DictAttr.get({
+        "tenzr.args": ir.StringAttr.get(",".join(arg_dtypes)),
+        "tenzr.results": ir.StringAttr.get(",".join(result_dtypes))})
 
 
 @functools.cache
-def _session(flags: tuple[str, ...]) -> Session:
-    session = Session()
-    session.set_flags(*flags)
-    return session
+def _iree_compile() -> str:
+    return find_tool("iree-compile")
 
 
 def compile_stablehlo(text: str, target: Target, extra_flags: tuple[str, ...] = ()) -> bytes:
-    """IREE-compiles StableHLO `text` for `target`; returns the .vmfb bytes."""
-    session = _session((*target.compiler_flags(), *extra_flags))
-    invocation = session.invocation()
+    """IREE-compiles StableHLO `text` for `target`; returns the .vmfb bytes.
+
+    IREE runs as a separate process: a crash inside the compiler (IREE 3.13 segfaults on
+    some Vulkan targets) becomes an error here instead of taking the caller down.
+    """
+    command = [_iree_compile(), "-", "--output-format=vm-bytecode", "-o", "-",
+               *target.compiler_flags(), *extra_flags]
     try:
-        invocation.enable_console_diagnostics()
-        source = Source.wrap_buffer(session, text.encode())
-        if not (invocation.parse_source(source) and invocation.execute()):
-            raise TenzrError(f"IREE could not compile the module for {target.name} (its diagnostics are above)")
-        output = Output.open_membuffer()
-        invocation.output_vm_bytecode(output)
-        return bytes(output.map_memory())
-    finally:
-        invocation.close()
+        done = subprocess.run(command, input=text.encode(), capture_output=True, timeout=COMPILE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise TenzrError(f"IREE did not finish compiling for {target.name} within {COMPILE_TIMEOUT_S} s") from None
+    if done.returncode != 0:
+        stderr = done.stderr.decode(errors="replace")
+        errors = [line.strip() for line in stderr.splitlines() if "error:" in line]
+        why = "it crashed" if done.returncode < 0 else "it reported errors"
+        raise TenzrError(f"IREE could not compile the module for {target.name} ({why})",
+                         notes=tuple(errors[:5]) or (stderr.strip()[-500:],))
+    return done.stdout

@@ -8,6 +8,10 @@ from tenzr.dialect.diagnostics import TenzrError
 
 TARGET_NAMES = ("cpu", "vulkan", "cuda")
 
+# Element types that cross the boundary of a function compiled for IREE's portable Vulkan
+# target widened (see compiler.prepare_for_target).
+WIDENED = {"i1": "i32", "f16": "f32", "bf16": "f32"}
+
 
 @dataclass(frozen=True)
 class Target:

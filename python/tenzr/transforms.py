@@ -120,7 +120,7 @@ def compile_traceable(fn: Callable, args: tuple, target: Target, key: Any) -> Co
         traced = trace_into(trace, fn, args, "main")
         func = traced.func
         func.attributes["sym_name"] = ir.StringAttr.get("main")
-        lower_to_stablehlo(trace.module)
+        lower_to_stablehlo(trace.module, target)
         text = str(trace.module)
     compiled = Compiled(load_program(text, target), traced.out_tree, specs)
     _COMPILED[cache_key] = compiled
@@ -149,7 +149,7 @@ class Traceable:
         with context(), ir.Location.unknown():
             trace = Trace(new_module(), {"main"})
             trace_into(trace, self.trace_call, args, "main").func.attributes["sym_name"] = ir.StringAttr.get("main")
-            lower_to_stablehlo(trace.module)
+            lower_to_stablehlo(trace.module, self.target)
             return str(trace.module)
 
 

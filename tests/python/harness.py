@@ -53,18 +53,20 @@ def as_f64(a: np.ndarray) -> np.ndarray:
     return a.astype(np.float64) if np.issubdtype(a.dtype, np.floating) else a
 
 
-def compile_rows(rows: Sequence[Row], *, grad: bool, target: Target | None = None) -> Program:
-    """One module holding `@rN` for each row (in float64 and with `@rN_vjp` when `grad`)."""
+def compile_rows(rows: Sequence[Row], *, grad: bool, target: Target | None = None, float64: bool = True) -> Program:
+    """One module holding `@rN` for each row, and `@rN_vjp` when `grad` (then in float64,
+    unless `float64` is False)."""
     with make_context():
         module = new_module()
         for i, row in enumerate(rows):
-            inputs = [as_f64(a) for a in row.inputs] if grad else row.inputs
+            inputs = [as_f64(a) for a in row.inputs] if grad and float64 else row.inputs
             build_function(module, f"r{i}", [spec_of_array(a) for a in inputs], row.build)
             if grad:
                 differentiate(module, f"r{i}", row.wrt, "vjp")
-        lower_to_stablehlo(module)
+        target = target or Target()
+        lower_to_stablehlo(module, target)
         text = str(module)
-    return Program(compile_stablehlo(text, target or Target()), target or Target())
+    return Program(compile_stablehlo(text, target), target)
 
 
 def check_forward(program: Program, index: int, row: Row) -> None:

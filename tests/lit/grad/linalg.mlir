@@ -32,18 +32,22 @@ func.func @matmul_batched(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tenso
 
 // Input cotangent: ybar lhs-dilated by the strides against the flipped kernel, whose
 // groups are regrouped [O, I] -> [O/G, G*I]. Kernel cotangent: the input (groups moved
-// into the feature dim) against ybar, with the batch contracted.
+// into the feature dim) against ybar, with the batch contracted. The emitter then splits
+// each grouped convolution into one per group.
 // CHECK-LABEL: func.func @conv2d_vjp
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4x6x5xf32>, %[[W:.*]]: tensor<6x2x3x2xf32>, %[[YBAR:.*]]: tensor<2x6x3x5xf32>)
 // CHECK: %[[W1:.*]] = stablehlo.reshape %[[W]] : (tensor<6x2x3x2xf32>) -> tensor<2x3x2x3x2xf32>
 // CHECK: %[[W2:.*]] = stablehlo.transpose %[[W1]], dims = [1, 0, 2, 3, 4]
 // CHECK: %[[W3:.*]] = stablehlo.reshape %[[W2]] : (tensor<3x2x2x3x2xf32>) -> tensor<3x4x3x2xf32>
 // CHECK: %[[FLIP:.*]] = stablehlo.reverse %[[W3]], dims = [2, 3]
-// CHECK: %[[DX:.*]] = stablehlo.convolution(%[[YBAR]], %[[FLIP]]) dim_numbers = [b, f, 0, 1]x[i, o, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = {{\[\[}}1, 2], [1, 0]], lhs_dilate = [2, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64}
-// CHECK-SAME: -> tensor<2x4x6x5xf32>
+// CHECK: %[[G0:.*]] = stablehlo.slice %[[YBAR]] [0:2, 0:3, 0:3, 0:5]
+// CHECK: %[[K0:.*]] = stablehlo.slice %[[FLIP]] [0:3, 0:2, 0:3, 0:2]
+// CHECK: stablehlo.convolution(%[[G0]], %[[K0]]) dim_numbers = [b, f, 0, 1]x[i, o, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = {{\[\[}}1, 2], [1, 0]], lhs_dilate = [2, 1], rhs_dilate = [1, 1]}
+// CHECK: %[[DX:.*]] = stablehlo.concatenate %{{.*}}, %{{.*}}, dim = 1 : (tensor<2x2x6x5xf32>, tensor<2x2x6x5xf32>) -> tensor<2x4x6x5xf32>
 // CHECK: %[[XG:.*]] = stablehlo.reshape %{{.*}} : (tensor<2x2x2x6x5xf32>) -> tensor<2x4x6x5xf32>
-// CHECK: %[[DW:.*]] = stablehlo.convolution(%[[XG]], %[[YBAR]]) dim_numbers = [b, f, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1], window = {stride = [1, 1], pad = {{\[\[}}1, 0], [0, 1]], lhs_dilate = [1, 1], rhs_dilate = [2, 1]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64}
-// CHECK-SAME: -> tensor<6x2x3x2xf32>
+// CHECK: %[[X0:.*]] = stablehlo.slice %[[XG]] [0:2, 0:2, 0:6, 0:5]
+// CHECK: stablehlo.convolution(%[[X0]], %{{.*}}) dim_numbers = [b, f, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1], window = {stride = [1, 1], pad = {{\[\[}}1, 0], [0, 1]], lhs_dilate = [1, 1], rhs_dilate = [2, 1]}
+// CHECK: %[[DW:.*]] = stablehlo.concatenate %{{.*}}, %{{.*}}, dim = 0 : (tensor<3x2x3x2xf32>, tensor<3x2x3x2xf32>) -> tensor<6x2x3x2xf32>
 // CHECK: return %{{.*}}, %[[DX]], %[[DW]]
 func.func @conv2d(%x: tensor<2x4x6x5xf32>, %w: tensor<6x2x3x2xf32>) -> tensor<2x6x3x5xf32> {
   %0 = "tenzr.convolution"(%x, %w) {window_strides = array<i64: 2, 1>, padding_low = array<i64: 1, 0>, padding_high = array<i64: 1, 1>, feature_group_count = 2} : (tensor<2x4x6x5xf32>, tensor<6x2x3x2xf32>) -> tensor<2x6x3x5xf32>

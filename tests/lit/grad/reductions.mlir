@@ -49,9 +49,14 @@ func.func @reduce_max(%x: tensor<2x3xf32>) -> tensor<f32> {
 
 // Values follow the sorting permutation back: ybar is scattered to the original positions.
 // CHECK-LABEL: func.func @sort_vjp
+// (A rank-1 sort of several operands is done as one row: IREE's Vulkan compiler crashes
+// on the rank-1 form.)
 // CHECK: %[[IDS:.*]] = stablehlo.iota dim = 0 : tensor<5xi64>
-// CHECK: %[[S:.*]]:2 = "stablehlo.sort"(%arg0, %[[IDS]])
-// CHECK: %[[PERM:.*]] = stablehlo.convert %[[S]]#1 : (tensor<5xi64>) -> tensor<5xi32>
+// CHECK: %[[ROW:.*]] = stablehlo.reshape %arg0 : (tensor<5xf32>) -> tensor<1x5xf32>
+// CHECK: %[[IDROW:.*]] = stablehlo.reshape %[[IDS]] : (tensor<5xi64>) -> tensor<1x5xi64>
+// CHECK: %[[S:.*]]:2 = "stablehlo.sort"(%[[ROW]], %[[IDROW]])
+// CHECK: %[[P:.*]] = stablehlo.reshape %[[S]]#1 : (tensor<1x5xi64>) -> tensor<5xi64>
+// CHECK: %[[PERM:.*]] = stablehlo.convert %[[P]] : (tensor<5xi64>) -> tensor<5xi32>
 // CHECK: %[[COL:.*]] = stablehlo.reshape %[[PERM]]
 // CHECK: %[[DX:.*]] = "stablehlo.scatter"(%{{.*}}, %[[COL]], %arg1)
 // CHECK: return %{{.*}}, %[[DX]]

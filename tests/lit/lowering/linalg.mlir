@@ -34,8 +34,17 @@ func.func @matmul_broadcast_batch(%a: tensor<2x1x3x4xf32>, %b: tensor<5x4x2xf32>
   return %0 : tensor<2x5x3x2xf32>
 }
 
+// Grouped convolutions with several channels per group become one convolution per group
+// (IREE's Vulkan backend computes the grouped form wrongly); depthwise ones stay whole.
 // CHECK-LABEL: func.func @conv2d
-// CHECK: stablehlo.convolution(%{{.*}}, %{{.*}}) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 1], pad = {{\[\[}}1, 1], [0, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64}
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4x6x5xf32>, %[[W:.*]]: tensor<6x2x3x2xf32>)
+// CHECK: %[[X0:.*]] = stablehlo.slice %[[X]] [0:2, 0:2, 0:6, 0:5]
+// CHECK: %[[W0:.*]] = stablehlo.slice %[[W]] [0:3, 0:2, 0:3, 0:2]
+// CHECK: %[[Y0:.*]] = stablehlo.convolution(%[[X0]], %[[W0]]) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 1], pad = {{\[\[}}1, 1], [0, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
+// CHECK: %[[X1:.*]] = stablehlo.slice %[[X]] [0:2, 2:4, 0:6, 0:5]
+// CHECK: %[[W1:.*]] = stablehlo.slice %[[W]] [3:6, 0:2, 0:3, 0:2]
+// CHECK: %[[Y1:.*]] = stablehlo.convolution(%[[X1]], %[[W1]])
+// CHECK: stablehlo.concatenate %[[Y0]], %[[Y1]], dim = 1 : (tensor<2x3x3x5xf32>, tensor<2x3x3x5xf32>) -> tensor<2x6x3x5xf32>
 func.func @conv2d(%x: tensor<2x4x6x5xf32>, %w: tensor<6x2x3x2xf32>) -> tensor<2x6x3x5xf32> {
   %0 = "tenzr.convolution"(%x, %w) {window_strides = array<i64: 2, 1>, padding_low = array<i64: 1, 0>, padding_high = array<i64: 1, 1>, lhs_dilation = array<i64: 1, 1>, rhs_dilation = array<i64: 1, 1>, feature_group_count = 2} : (tensor<2x4x6x5xf32>, tensor<6x2x3x2xf32>) -> tensor<2x6x3x5xf32>
   return %0 : tensor<2x6x3x5xf32>
@@ -54,4 +63,12 @@ func.func @conv1d_defaults(%x: tensor<1x2x7xf32>, %w: tensor<3x2x3xf32>) -> tens
 func.func @conv3d_dilated(%x: tensor<1x1x4x4x4xf32>, %w: tensor<1x1x2x2x2xf32>) -> tensor<1x1x6x5x5xf32> {
   %0 = "tenzr.convolution"(%x, %w) {lhs_dilation = array<i64: 2, 1, 1>, rhs_dilation = array<i64: 1, 2, 2>, padding_low = array<i64: 0, 1, 1>, padding_high = array<i64: 0, 2, 2>} : (tensor<1x1x4x4x4xf32>, tensor<1x1x2x2x2xf32>) -> tensor<1x1x6x5x5xf32>
   return %0 : tensor<1x1x6x5x5xf32>
+}
+
+// CHECK-LABEL: func.func @depthwise
+// CHECK-NOT: stablehlo.slice
+// CHECK: stablehlo.convolution(%arg0, %arg1) {{.*}} {batch_group_count = 1 : i64, feature_group_count = 3 : i64}
+func.func @depthwise(%x: tensor<1x3x6x6xf32>, %w: tensor<3x1x3x3xf32>) -> tensor<1x3x4x4xf32> {
+  %0 = "tenzr.convolution"(%x, %w) {feature_group_count = 3} : (tensor<1x3x6x6xf32>, tensor<3x1x3x3xf32>) -> tensor<1x3x4x4xf32>
+  return %0 : tensor<1x3x4x4xf32>
 }
