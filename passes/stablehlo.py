@@ -291,9 +291,9 @@ def convolution(x: Value, w: Value, layout: ConvLayout, *, strides: Sequence[int
         # IREE 3.13's Vulkan backend computes grouped convolutions with more than one
         # channel per group wrongly; one convolution per group is exact everywhere.
         # (Depthwise convolutions, one channel per group, are right and stay whole.)
-        return concatenate([_one_conv(_group(x, layout.input_feature, g, groups), _group(w, layout.kernel_out, g, groups),
-                                      layout, 1, batch_group_count, options) for g in range(groups)],
-                           layout.output_feature)
+        parts = [_one_conv(_group(x, layout.input_feature, g, groups), _group(w, layout.kernel_out, g, groups),
+                           layout, 1, batch_group_count, options) for g in range(groups)]
+        return concatenate(parts, layout.output_feature)
     return _one_conv(x, w, layout, groups, batch_group_count, options)
 
 

@@ -21,8 +21,9 @@ from tenzr.runtime import device_available, device_config
 from tenzr.targets import Target
 
 VULKAN = Target("vulkan")
-needs_vulkan = pytest.mark.skipif(not device_available("vulkan"),
-                                  reason="no Vulkan device (install Mesa's lavapipe: apt-get install mesa-vulkan-drivers)")
+needs_vulkan = pytest.mark.skipif(
+    not device_available("vulkan"),
+    reason="no Vulkan device (install Mesa's lavapipe: apt-get install mesa-vulkan-drivers)")
 
 
 def _portable_vulkan(row) -> bool:
