@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint lit pytest clean
+.PHONY: demo test lint lit pytest gpu-check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ lit: $(STAMP)
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 tests/python
+
+# On a machine with a CUDA GPU: every op and every VJP run on CUDA, with a summary.
+gpu-check: $(STAMP)
+	$(BIN)/python -m pytest -q -rs tests/python/test_targets.py -k cuda
 
 clean:
 	rm -rf $(VENV) build *.egg-info tests/lit/Output

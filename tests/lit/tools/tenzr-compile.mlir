@@ -1,0 +1,30 @@
+// tenzr-compile runs the whole pipeline and IREE; tenzr-run executes the result.
+// RUN: tenzr-compile %s --tenzr-grad="func=f mode=value_and_grad" --target=cpu -o %t.vmfb
+// RUN: tenzr-run %t.vmfb --function=f_value_and_grad --input="[1.0, -2.0, 0.5]:f32" | filecheck %s
+// RUN: tenzr-compile %s --emit=stablehlo | filecheck %s --check-prefix=EMIT
+// RUN: tenzr-compile %s --target=cuda -o %t.cuda.vmfb
+// RUN: not tenzr-compile %s --target=tpu 2>&1 | filecheck %s --check-prefix=TARGET
+// RUN: not tenzr-compile %S/missing.mlir -o %t.x 2>&1 | filecheck %s --check-prefix=MISSING
+// RUN: not tenzr-run %t.vmfb --function=g 2>&1 | filecheck %s --check-prefix=NOFUNC
+// RUN: not tenzr-run %t.vmfb --function=f --input="[1, 2" 2>&1 | filecheck %s --check-prefix=BADINPUT
+
+// f(x) = sum(x^2); the gradient is 2x.
+// CHECK: result[0]: float32[] =
+// CHECK-NEXT: 5.25
+// CHECK: result[1]: float32[3] =
+// CHECK-NEXT: [ 2. -4.  1.]
+
+// EMIT-LABEL: func.func @f
+// EMIT-NOT: tenzr.
+// EMIT: stablehlo.multiply
+
+// TARGET: error: argument --target: invalid choice: 'tpu'
+// MISSING: error: cannot open input file '{{.*}}missing.mlir': No such file or directory
+// NOFUNC: error: the compiled module has no function 'g'
+// BADINPUT: error: cannot parse input '[1, 2'
+
+func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
+  %0 = "tenzr.mul"(%x, %x) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %1 = "tenzr.reduce_sum"(%0) : (tensor<3xf32>) -> tensor<f32>
+  return %1 : tensor<f32>
+}

@@ -1,0 +1,84 @@
+"""`tenzr-run`: runs a function of a compiled `.vmfb` on NumPy inputs.
+
+    tenzr-run model.vmfb --function=loss_grad --input=x.npy --input=2.5 --target=cpu
+    tenzr-run model.vmfb --function=f --input="[[1, 2], [3, 4]]:f32" --output-dir=out/
+
+Inputs are `.npy` files or literals (a number or nested list, optionally `:dtype` with
+dtype one of f16 f32 f64 i1 i32 i64). Results print to stdout, or are saved as
+`result0.npy`, `result1.npy`, ... with --output-dir.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from tenzr.dialect.diagnostics import TenzrError
+from tenzr.dialect.types import numpy_dtype
+from tenzr.runtime import Program
+from tenzr.targets import TARGET_NAMES, Target
+from tenzr.tools.cli import UsageError, run_tool
+
+NAME = "tenzr-run"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(prog=NAME, description="Run a function of a compiled Tenzr/IREE module on NumPy inputs.")
+    p.add_argument("module", help="the .vmfb from tenzr-compile")
+    p.add_argument("--function", required=True, help="the function to call")
+    p.add_argument("--input", action="append", default=[], help=".npy file or literal[:dtype] (repeatable)")
+    p.add_argument("--target", choices=TARGET_NAMES, default="cpu", help="the target the module was compiled for")
+    p.add_argument("--output-dir", default=None, help="save results as resultN.npy there instead of printing")
+    return p
+
+
+def parse_input(text: str) -> np.ndarray:
+    if text.endswith(".npy"):
+        try:
+            return np.load(text, allow_pickle=False)
+        except (OSError, ValueError) as e:
+            raise TenzrError(f"cannot read input '{text}': {e}") from None
+    literal, _, dtype = text.rpartition(":") if ":" in text else (text, "", "")
+    try:
+        value = ast.literal_eval(literal)
+        return np.asarray(value, dtype=numpy_dtype(dtype) if dtype else None)
+    except (ValueError, SyntaxError, TypeError) as e:
+        raise TenzrError(f"cannot parse input '{text}': expected a .npy file or a literal like '[1.0, 2.0]:f32' "
+                         f"({e})") from None
+
+
+def run(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    try:
+        vmfb = Path(args.module).read_bytes()
+    except OSError as e:
+        raise TenzrError(f"cannot open module '{args.module}': {e.strerror}") from None
+    inputs = [parse_input(text) for text in args.input]
+    program = Program(vmfb, Target(args.target))
+    results = program(args.function, *inputs)
+    if args.output_dir:
+        out = Path(args.output_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        for i, r in enumerate(results):
+            np.save(out / f"result{i}.npy", r)
+    else:
+        for i, r in enumerate(results):
+            print(f"result[{i}]: {r.dtype}{list(r.shape)} =\n{np.array2string(r, threshold=1000)}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_tool(NAME, lambda: run(sys.argv[1:] if argv is None else argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
