@@ -364,6 +364,8 @@ def _gather_rule(op: Op) -> TensorSpec:
     if indices.rank != 1:
         fail(f"indices must be rank 1 [K], got shape {list(indices.shape)}")
     axis = op["axis"]
+    if x.shape[axis] == 0 and indices.shape[0]:
+        fail(f"cannot gather {indices.shape[0]} slices from axis {axis}, which is empty")
     return x.with_shape(indices.shape[0] if d == axis else n for d, n in enumerate(x.shape))
 
 
@@ -381,6 +383,8 @@ def _take_along_axis_rule(op: Op) -> TensorSpec:
     for d, (a, b) in enumerate(zip(x.shape, indices.shape, strict=True)):
         if d != axis and a != b:
             fail(f"indices dim {d} is {b}, x's is {a}: only dim `axis` may differ")
+    if x.shape[axis] == 0 and indices.size:
+        fail(f"cannot take elements from axis {axis}, which is empty")
     return x.with_shape(indices.shape)
 
 

@@ -110,6 +110,8 @@ def in_range(indices: Value, size: int) -> Value:
 def take(x: Value, indices: Value, axis: int) -> Value:
     """x's slices at rank-1 `indices` along `axis` (indices clamp into range)."""
     sx, si = sh.spec(x), sh.spec(indices)
+    if si.shape[0] == 0:
+        return sh.zeros(sx.with_shape(0 if d == axis else n for d, n in enumerate(sx.shape)))
     column = sh.reshape(indices, (si.shape[0], 1))
     return sh.gather(x, column, offset_dims=[d for d in range(sx.rank) if d != axis], collapsed_slice_dims=[axis],
                      start_index_map=[axis], index_vector_dim=1,
@@ -135,6 +137,8 @@ def full_indices(indices: Value, axis: int) -> Value:
 
 def take_along(x: Value, index_tuples: Value) -> Value:
     sx, st = sh.spec(x), sh.spec(index_tuples)
+    if sx.size == 0 or st.size == 0:
+        return sh.zeros(sx.with_shape(st.shape[:-1]))
     dims = list(range(sx.rank))
     return sh.gather(x, index_tuples, offset_dims=[], collapsed_slice_dims=dims, start_index_map=dims,
                      index_vector_dim=st.rank - 1, slice_sizes=[1] * sx.rank)
@@ -143,6 +147,8 @@ def take_along(x: Value, index_tuples: Value) -> Value:
 def scatter_along(x: Value, index_tuples: Value, updates: Value, combiner: str) -> Value:
     """Scatter of `updates` (the shape of the index tuples' batch) at full index tuples."""
     sx, st = sh.spec(x), sh.spec(index_tuples)
+    if sx.size == 0 or st.size == 0:
+        return x
     dims = list(range(sx.rank))
     return sh.scatter(x, index_tuples, updates, update_window_dims=[], inserted_window_dims=dims,
                       scatter_dims_to_operand_dims=dims, index_vector_dim=st.rank - 1, combiner=combiner)
@@ -199,6 +205,8 @@ def _scatter(op: Op) -> Value:
     sx, _, su = op.specs
     axis, mode = op["axis"], op["mode"]
     size, count = sx.shape[axis], su.shape[axis]
+    if size == 0 or count == 0:
+        return x  # nothing is written
     indices = normalize_indices(indices, size)
     if mode == "set":
         winners = scatter_winners(indices, size)

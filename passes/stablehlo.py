@@ -244,6 +244,9 @@ def dot_general(a: Value, b: Value, batch: tuple[Sequence[int], Sequence[int]],
     free_a = [n for d, n in enumerate(sa.shape) if d not in ba and d not in ca]
     free_b = [n for d, n in enumerate(sb.shape) if d not in bb and d not in cb]
     shape = [sa.shape[d] for d in ba] + free_a + free_b
+    if sa.size == 0 or sb.size == 0:
+        # An empty contraction is all zeros (and IREE 3.13 crashes compiling it).
+        return zeros(sa.with_shape(shape))
     parts = []
     if ba:
         parts.append(f"lhs_batching_dimensions = {_list(ba)}, rhs_batching_dimensions = {_list(bb)}")
@@ -317,6 +320,8 @@ def _one_conv(x: Value, w: Value, layout: ConvLayout, feature_group_count: int, 
         size = (sx.shape[layout.input_spatial[d]] - 1) * lhs_dilation[d] + 1 + padding_low[d] + padding_high[d]
         window = (sw.shape[layout.kernel_spatial[d]] - 1) * rhs_dilation[d] + 1
         shape[layout.output_spatial[d]] = max(size - window, -1) // strides[d] + 1
+    if sx.size == 0 or sw.size == 0:
+        return zeros(sx.with_shape(shape))  # empty windows sum to zero (and IREE cannot compile them)
     padding = np.array([[lo, hi] for lo, hi in zip(padding_low, padding_high, strict=True)], dtype=np.int64)
     padding_type = ir.RankedTensorType.get(list(padding.shape), ir.IntegerType.get_signless(64))
     return _one("stablehlo.convolution", sx.with_shape(shape), [x, w], {

@@ -226,6 +226,9 @@ def differentiate(module: ir.Operation, name: str, wrt: Sequence[int] = (), mode
         raise TenzrError(f"tenzr-grad: '@{new_name}' already exists", funcs[new_name].location)
     if not f.regions[0].blocks:
         raise TenzrError(f"tenzr-grad: '@{name}' is external (it has no body)", f.location)
+    if len(f.regions[0].blocks) > 1:
+        raise TenzrError(f"tenzr-grad: '@{name}' has control flow (several blocks), which cannot be differentiated; "
+                         "use tenzr.select for branches", f.location)
     ftype = function_type(f)
     arg_specs = [spec_of_type(t) for t in ftype.inputs]
     result_specs = [spec_of_type(t) for t in ftype.results]

@@ -276,6 +276,8 @@ def _scatter(op: Op, ct: Value) -> Cotangents:
     sx, si, su = op.specs
     axis, mode = op["axis"], op["mode"]
     size = sx.shape[axis]
+    if size == 0 or si.shape[0] == 0:
+        return ct, None, sh.zeros(su)  # nothing was written
     indices = normalize_indices(op.operands[1], size)
     valid = along_axis(in_range(indices, size), su.shape, axis)
     safe = clamp_to(indices, size)
