@@ -6,6 +6,7 @@ MLIR types happens here, once, with a cache because the bindings are slow to que
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -40,7 +41,7 @@ class TensorSpec(NamedTuple):
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)  # exact: NumPy would overflow on huge shapes
 
     @property
     def is_float(self) -> bool:

@@ -361,10 +361,19 @@ COMBINERS: dict[str, Combiner] = {
 
 
 def reduce(x: Value, init: float | int | bool, dims: Sequence[int], combiner: str) -> Value:
-    """Reduces `x` over `dims` with one of COMBINERS, starting from `init`."""
+    """Reduces `x` over `dims` with one of COMBINERS, starting from `init`.
+
+    Several dims are reduced one at a time, innermost first: IREE 3.13 fails to compile
+    `sum(x * broadcast(c))` over two dims at once ("'vector.contract' op invalid
+    accumulator/result vector shape"), and the innermost-first order is faster and more
+    accurate on CPU than one fused multi-dim reduce.
+    """
     s = spec(x)
     if not dims:
         return x
+    if len(dims) > 1:
+        *rest, last = sorted(dims)
+        return reduce(reduce(x, init, [last], combiner), init, rest, combiner)
     out = s.with_shape(n for d, n in enumerate(s.shape) if d not in dims)
     init_value = constant(init, TensorSpec((), s.dtype))
     op = create("stablehlo.reduce", [out], [x, init_value], {"dimensions": _i64s(sorted(dims))}, regions=1)

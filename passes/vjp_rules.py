@@ -92,13 +92,19 @@ def _relu(op: Op, ct: Value) -> Cotangents:
 
 
 def _tanh(op: Op, ct: Value) -> Cotangents:
-    # (1 + out)(1 - out) rather than 1 - out²: no cancellation where out is near ±1.
-    one = _scalar(1, ct)
-    return (sh.multiply(ct, sh.multiply(sh.add(one, op.out), sh.subtract(one, op.out))),)
+    """1 - tanh² as sech² = 4e/(1 + e)² with e = exp(-2|x|): where tanh rounds to ±1
+    (|x| > 8 in float32), 1 - out² would give exactly 0 instead of the true small slope."""
+    (x,) = op.operands
+    e = sh.exponential(sh.multiply(_scalar(-2, ct), sh.abs_(x)))
+    one_plus = sh.add(_scalar(1, ct), e)
+    sech2 = sh.divide(sh.multiply(_scalar(4, ct), e), sh.multiply(one_plus, one_plus))
+    return (sh.multiply(ct, sech2),)
 
 
 def _sigmoid(op: Op, ct: Value) -> Cotangents:
-    return (sh.multiply(ct, sh.multiply(op.out, sh.subtract(_scalar(1, ct), op.out))),)
+    """σ(x)·σ(-x): 1 - σ(x) would round to 0 for large x."""
+    (x,) = op.operands
+    return (sh.multiply(ct, sh.multiply(op.out, sh.logistic(sh.negate(x)))),)
 
 
 def _convert(op: Op, ct: Value) -> Cotangents:
