@@ -1,0 +1,79 @@
+"""The pass registry and pipelines: options, mixed tenzr/MLIR pipelines, and the verifier
+that runs after every pass and blames the pass that broke the IR."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import pytest
+
+from tenzr.dialect import make_context, parse_module
+from tenzr.dialect.context import body_ops, functions
+from tenzr.dialect.diagnostics import TenzrError
+from tenzr.dialect.ir_imports import ir
+from tenzr.passes.registry import PASSES, Pass, make_pass, parse_pipeline, run_pipeline
+
+SRC = """
+func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
+  %0 = "tenzr.mul"(%x, %x) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %1 = "tenzr.reduce_sum"(%0) : (tensor<3xf32>) -> tensor<f32>
+  return %1 : tensor<f32>
+}
+"""
+
+
+@dataclass
+class BreakShapes(Pass):
+    """A deliberately buggy pass: retypes the first op's result."""
+
+    flag: ClassVar[str] = "test-break-shapes"
+    summary: ClassVar[str] = "test only"
+
+    def run(self, module: ir.Operation) -> None:
+        op = body_ops(functions(module)["f"])[0]
+        op.results[0].set_type(ir.RankedTensorType.get([4], ir.F32Type.get(), loc=ir.Location.unknown()))
+
+
+def test_verifier_after_each_pass_blames_the_pass():
+    with make_context():
+        module = parse_module(SRC)
+        from tenzr.passes.registry import tenzr_step
+
+        with pytest.raises(TenzrError, match="pass 'test-break-shapes' produced invalid IR \\(a bug in that pass\\)"):
+            run_pipeline(module, [tenzr_step(BreakShapes())])
+
+
+def test_verify_each_can_be_turned_off():
+    with make_context():
+        module = parse_module(SRC)
+        from tenzr.passes.registry import tenzr_step
+
+        run_pipeline(module, [tenzr_step(BreakShapes())], verify_each=False)
+
+
+def test_pipeline_mixes_tenzr_and_mlir_passes_in_order():
+    with make_context():
+        module = parse_module(SRC)
+        steps = parse_pipeline("builtin.module(tenzr-grad{func=f mode=value_and_grad},convert-tenzr-to-stablehlo,"
+                               "canonicalize,cse,symbol-dce)")
+        assert [s.name for s in steps] == ["tenzr-grad{func=f wrt= mode=value_and_grad}",
+                                           "convert-tenzr-to-stablehlo", "canonicalize", "cse", "symbol-dce"]
+        run_pipeline(module, steps)
+        assert "tenzr." not in str(module) and "f_value_and_grad" in str(module)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("wrt=0,x", "option 'wrt' of pass 'tenzr-grad' expects int,int,..., got '0,x'"),
+    ("mode", "option 'mode' of pass 'tenzr-grad' must be written key=value"),
+    ("depth=3", "pass 'tenzr-grad' has no option 'depth'"),
+])
+def test_bad_options(text, message):
+    with pytest.raises(TenzrError, match=message):
+        make_pass("tenzr-grad", text)
+
+
+def test_options_parse_to_typed_fields():
+    p = make_pass("tenzr-grad", "func=loss wrt=0,2 mode=vjp")
+    assert (p.func, p.wrt, p.mode) == ("loss", (0, 2), "vjp")
+    assert set(PASSES) >= {"tenzr-grad", "tenzr-verify", "convert-tenzr-to-stablehlo"}
