@@ -9,8 +9,10 @@ functions to the module being traced and emits a `func.call`. So `jit(grad(f))`,
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -92,12 +94,26 @@ def trace_into(trace: Trace, fn: Callable, args: tuple, name: str,
 
 # --------------------------------------------------------------------------- compilation
 
+_PHASES: dict[str, float] = {}
+
+
+@contextmanager
+def _phase(name: str) -> Iterator[None]:
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        _PHASES[name] = _PHASES.get(name, 0.0) + time.perf_counter() - start
+
+
 
 @dataclass
 class Compiled:
     program: Program
     out_tree: TreeDef
     in_specs: list[TensorSpec]
+    timings: dict[str, float] = field(default_factory=dict)
+    """Seconds spent compiling, by phase: trace, tenzr-grad, lowering, iree (0 on a cache hit)."""
 
     def __call__(self, leaves: list[Any]) -> Any:
         inputs = [np.asarray(leaf, dtype=numpy_dtype(s.dtype)) for leaf, s in zip(leaves, self.in_specs, strict=True)]
@@ -115,14 +131,20 @@ def compile_traceable(fn: Callable, args: tuple, target: Target, key: Any) -> Co
     found = _COMPILED.get(cache_key)
     if found is not None:
         return found
+    _PHASES.clear()
     with context(), ir.Location.unknown():
         trace = Trace(new_module(), {"main"})
-        traced = trace_into(trace, fn, args, "main")
-        func = traced.func
-        func.attributes["sym_name"] = ir.StringAttr.get("main")
-        lower_to_stablehlo(trace.module, target)
-        text = str(trace.module)
-    compiled = Compiled(load_program(text, target), traced.out_tree, specs)
+        with _phase("trace"):
+            traced = trace_into(trace, fn, args, "main")
+        traced.func.attributes["sym_name"] = ir.StringAttr.get("main")
+        with _phase("lowering"):
+            lower_to_stablehlo(trace.module, target)
+            text = str(trace.module)
+    with _phase("iree"):
+        program = load_program(text, target)
+    timings = dict(_PHASES)
+    timings["trace"] -= timings.get("tenzr-grad", 0.0)  # differentiation happens while tracing
+    compiled = Compiled(program, traced.out_tree, specs, timings)
     _COMPILED[cache_key] = compiled
     return compiled
 
@@ -141,8 +163,12 @@ class Traceable:
     def __call__(self, *args: Any) -> Any:
         if _traced_leaves(args) or current_trace() is not None:
             return self.trace_call(*args)
-        compiled = compile_traceable(self.trace_call, args, self.target, self.cache_key())
-        return compiled(flatten(args)[0])
+        return self.compiled(*args)(flatten(args)[0])
+
+    def compiled(self, *args: Any) -> Compiled:
+        """The compiled program for `args`' signature (compiling it now if needed), with its
+        compile timings."""
+        return compile_traceable(self.trace_call, args, self.target, self.cache_key())
 
     def lower(self, *args: Any) -> str:
         """The StableHLO module that calling with `args` compiles."""
@@ -232,7 +258,8 @@ class _Gradient(Traceable):
             return [y, *aux_leaves]
 
         traced = trace_into(trace, self.fn, args, _name(self.fn), split)
-        derived = differentiate(trace.module, traced.name, wrt, "value_and_grad", seeded=[0])
+        with _phase("tenzr-grad"):
+            derived = differentiate(trace.module, traced.name, wrt, "value_and_grad", seeded=[0])
         results = list(ir.FunctionType(ir.TypeAttr(derived.attributes["function_type"]).value).results)
         out = _call(ir.StringAttr(derived.attributes["sym_name"]).value, leaves, results)
         n_aux = aux_box[0].num_leaves
@@ -294,7 +321,8 @@ class _Pullback(Traceable):
             if ct.shape != want.shape:
                 raise TenzrError(f"vjp: cotangent shape {ct.shape} does not match the output shape {want.shape}")
             cts.append(ct.astype(numpy_dtype(want.dtype)))
-        derived = differentiate(trace.module, traced.name, wrt, "vjp")
+        with _phase("tenzr-grad"):
+            derived = differentiate(trace.module, traced.name, wrt, "vjp")
         results = list(ir.FunctionType(ir.TypeAttr(derived.attributes["function_type"]).value).results)
         out = _call(ir.StringAttr(derived.attributes["sym_name"]).value, [*leaves, *cts], results)
         grads = iter(out[len(cts):])

@@ -1,0 +1,242 @@
+"""Tenzr against JAX on the same machine, in the same run.
+
+    python benchmarks/run.py            # every model, medians over interleaved runs
+    python benchmarks/run.py --quick    # about 30 seconds: MLP and chain only
+
+For each model: forward and value_and_grad step times (medians of interleaved runs after
+warm-up), the grad/forward ratio, the cold compile split into trace, tenzr-grad, lowering
+and IREE, the time to first result in a new process with a warm disk cache, and the peak
+memory of a process that runs the step. JAX runs when installed (`pip install -e .[bench]`);
+every figure then gets a Tenzr/JAX ratio. Writes benchmarks/results.md and results.png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+from models import MODELS, Model  # noqa: E402
+
+import tenzr as tz  # noqa: E402
+
+
+def tenzr_functions(model: Model):
+    def loss(*args):
+        return model.loss(tz, tz.nn, *args)
+
+    return tz.jit(loss), tz.jit(tz.value_and_grad(loss))
+
+
+class _JaxOps:
+    def __init__(self, jax):
+        self.jax = jax
+        self.log_softmax = jax.nn.log_softmax
+        self.softmax = jax.nn.softmax
+        self.relu = jax.nn.relu
+        self.logsumexp = jax.nn.logsumexp
+
+    def conv(self, x, w, stride=1, padding=0):
+        n = x.ndim - 2
+        return self.jax.lax.conv_general_dilated(x, w, (stride,) * n, [(padding, padding)] * n)
+
+
+def jax_functions(model: Model):
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        return None
+    ops = _JaxOps(jax)
+
+    def loss(*args):
+        return model.loss(jnp, ops, *args)
+
+    return jax.jit(loss), jax.jit(jax.value_and_grad(loss))
+
+
+def _block(out):
+    for leaf in (out if isinstance(out, tuple) else (out,)):
+        if hasattr(leaf, "block_until_ready"):
+            leaf.block_until_ready()
+        elif isinstance(leaf, dict):
+            _block(tuple(leaf.values()))
+        elif isinstance(leaf, list):
+            _block(tuple(leaf))
+
+
+def interleaved_medians(callables: dict, args: tuple, rounds: int, warmup: int = 3) -> dict[str, float]:
+    for fn in callables.values():
+        for _ in range(warmup):
+            _block(fn(*args))
+    times: dict[str, list[float]] = {k: [] for k in callables}
+    for _ in range(rounds):
+        for name, fn in callables.items():
+            start = time.perf_counter()
+            _block(fn(*args))
+            times[name].append(time.perf_counter() - start)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+CHILD = """
+import json, resource, sys, time
+t0 = time.perf_counter()
+sys.path.insert(0, {here!r})
+from models import {name} as model
+args = model.make_inputs()
+if {framework!r} == "tenzr":
+    import tenzr as tz
+    from run import tenzr_functions
+    step = tenzr_functions(model)[1]
+else:
+    from run import jax_functions
+    step = jax_functions(model)[1]
+from run import _block
+imported = time.perf_counter()
+_block(step(*args))
+first = time.perf_counter()
+for _ in range(5):
+    _block(step(*args))
+print(json.dumps({{"import": imported - t0, "first": first - imported,
+                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+
+
+def child_run(model: Model, framework: str, cache: str) -> dict:
+    code = CHILD.format(here=str(HERE), name=model.name.upper() if model.name != "chain" else "CHAIN",
+                        framework=framework)
+    env = {**os.environ, "TENZR_CACHE_DIR": cache}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    if done.returncode:
+        raise RuntimeError(done.stderr[-2000:])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def benchmark(model: Model, rounds: int, processes: bool, cache: str) -> dict:
+    args = model.make_inputs()
+    fwd, vag = tenzr_functions(model)
+    cold = vag.compiled(*args).timings
+    fwd.compiled(*args)
+    result = {"model": model.name, "compile": cold}
+    callables = {"tz_fwd": fwd, "tz_vag": vag}
+    jax_fns = jax_functions(model)
+    if jax_fns is not None:
+        jfwd, jvag = jax_fns
+        start = time.perf_counter()
+        _block(jvag(*args))
+        result["jax_compile"] = time.perf_counter() - start
+        callables.update({"jax_fwd": jfwd, "jax_vag": jvag})
+        value_tz, value_jax = float(vag(*args)[0]), float(jvag(*args)[0])
+        result["agree"] = abs(value_tz - value_jax) <= 1e-3 * (1 + abs(value_jax))
+    result.update(interleaved_medians(callables, args, rounds))
+    if processes:
+        result["tz_process"] = child_run(model, "tenzr", cache)
+        if jax_fns is not None:
+            result["jax_process"] = child_run(model, "jax", cache)
+    return result
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.2f}"
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    return f"{a / b:.2f}x" if a and b else "-"
+
+
+def report(results: list[dict], quick: bool) -> str:
+    cpu = platform.processor() or platform.machine()
+    lines = [f"# Tenzr benchmarks ({date.today().isoformat()}, {os.cpu_count()} cores, {cpu}, "
+             f"{'quick' if quick else 'full'} run)", "",
+             "Medians over interleaved runs after warm-up, float32, CPU. Ratios are Tenzr/JAX (lower is better "
+             "for Tenzr).", "",
+             "| model | Tenzr fwd ms | Tenzr v&g ms | Tenzr grad/fwd | JAX fwd ms | JAX v&g ms | JAX grad/fwd | "
+             "v&g Tenzr/JAX | fwd Tenzr/JAX | GFLOP/s (v&g) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        flops = next(m.flops for m in MODELS if m.name == r["model"]) * 3  # fwd + ~2x for the backward
+        lines.append(
+            f"| {r['model']} | {ms(r['tz_fwd'])} | {ms(r['tz_vag'])} | {r['tz_vag'] / r['tz_fwd']:.2f} | "
+            f"{ms(r['jax_fwd']) if 'jax_fwd' in r else '-'} | {ms(r['jax_vag']) if 'jax_vag' in r else '-'} | "
+            f"{r['jax_vag'] / r['jax_fwd']:.2f} | " if 'jax_fwd' in r else f"| {r['model']} | {ms(r['tz_fwd'])} | "
+            f"{ms(r['tz_vag'])} | {r['tz_vag'] / r['tz_fwd']:.2f} | - | - | - | ")
+        lines[-1] += (f"{ratio(r['tz_vag'], r.get('jax_vag'))} | {ratio(r['tz_fwd'], r.get('jax_fwd'))} | "
+                      f"{flops / r['tz_vag'] / 1e9:.1f} |")
+    lines += ["", "Cold compile of value_and_grad (seconds) and a new process with a warm cache:", "",
+              "| model | trace | tenzr-grad | lowering | IREE | total | JAX compile | first result (warm cache) | "
+              "import | peak MB Tenzr | peak MB JAX |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        c = r["compile"]
+        total = sum(c.values())
+        tp, jp = r.get("tz_process", {}), r.get("jax_process", {})
+        lines.append(f"| {r['model']} | {c.get('trace', 0):.3f} | {c.get('tenzr-grad', 0):.3f} | "
+                     f"{c.get('lowering', 0):.3f} | {c.get('iree', 0):.3f} | {total:.2f} | "
+                     f"{r.get('jax_compile', 0):.2f} | {tp.get('first', float('nan')):.3f} | "
+                     f"{tp.get('import', float('nan')):.2f} | {tp.get('peak_mb', float('nan')):.0f} | "
+                     f"{jp.get('peak_mb', float('nan')):.0f} |")
+    return "\n".join(lines) + "\n"
+
+
+def chart(results: list[dict], path: Path) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    names = [r["model"] for r in results]
+    x = np.arange(len(names))
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    ax.bar(x - 0.2, [r["tz_vag"] * 1e3 for r in results], 0.4, label="Tenzr value_and_grad")
+    if all("jax_vag" in r for r in results):
+        ax.bar(x + 0.2, [r["jax_vag"] * 1e3 for r in results], 0.4, label="JAX value_and_grad")
+    ax.set_xticks(x, names)
+    ax.set_yscale("log")
+    ax.set_ylabel("ms per step (log scale)")
+    ax.legend()
+    ax.set_title("value_and_grad step time, CPU, lower is better")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    return True
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="MLP and chain only, few rounds, no subprocesses")
+    parser.add_argument("--rounds", type=int, default=None)
+    parser.add_argument("--models", default=None, help="comma-separated subset, e.g. MLP,CNN")
+    parser.add_argument("--out", default=str(HERE / "results"), help="output path stem (.md, .png, .json)")
+    args = parser.parse_args()
+    chosen = [m for m in MODELS if (args.models is None and (not args.quick or m.name in ("MLP", "chain")))
+              or (args.models and m.name in args.models.split(","))]
+    rounds = args.rounds or (5 if args.quick else 30)
+    with tempfile.TemporaryDirectory() as cache:
+        os.environ["TENZR_CACHE_DIR"] = cache
+        results = []
+        for model in chosen:
+            print(f"benchmarking {model.name} ...", flush=True)
+            results.append(benchmark(model, rounds, processes=not args.quick, cache=cache))
+    text = report(results, args.quick)
+    out = Path(args.out)
+    out.with_suffix(".md").write_text(text)
+    out.with_suffix(".json").write_text(json.dumps(results, indent=1))
+    if chart(results, out.with_suffix(".png")):
+        text += f"\n![chart]({out.with_suffix('.png').name})\n"
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
