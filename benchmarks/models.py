@@ -7,6 +7,7 @@ NumPy arrays; `loss(np_like, nn_like, params, *data)` is a scalar.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -40,8 +41,7 @@ def _one_hot(rng, n, classes):
 def mlp_inputs():
     rng = np.random.default_rng(0)
     sizes = [784, 512, 512, 10]
-    params = [{"w": _normal(rng, a, b), "b": np.zeros(b, np.float32)} for a, b in zip(sizes[:-1], sizes[1:],
-                                                                                      strict=True)]
+    params = [{"w": _normal(rng, a, b), "b": np.zeros(b, np.float32)} for a, b in itertools.pairwise(sizes)]
     return params, _normal(rng, 128, 784, scale=1.0), _one_hot(rng, 128, 10)
 
 

@@ -7,6 +7,7 @@ would be no-ops (a reshape to the same shape, an identity transpose) return thei
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import NamedTuple
@@ -300,6 +301,58 @@ def convolution(x: Value, w: Value, layout: ConvLayout, *, strides: Sequence[int
     return _one_conv(x, w, layout, groups, batch_group_count, options)
 
 
+IM2COL_MAX_WINDOW = 27
+
+
+def patches(x: Value, layout: ConvLayout, window: Sequence[int], *, strides: Sequence[int],
+            padding_low: Sequence[int], padding_high: Sequence[int], rhs_dilation: Sequence[int],
+            out_spatial: Sequence[int]) -> Value:
+    """im2col: x's padded windows as strided slices, stacked on a new last axis (one entry
+    per window offset, row-major), keeping x's other dims with spatial dims = output size."""
+    sx = spec(x)
+    rank = sx.rank
+    low, high = [0] * rank, [0] * rank
+    for d, dim in enumerate(layout.input_spatial):
+        low[dim], high[dim] = padding_low[d], padding_high[d]
+    padded = pad(x, zeros(TensorSpec((), sx.dtype)), low, high, [0] * rank)
+    shape = spec(padded).shape
+    pieces = []
+    for offset in itertools.product(*(range(k) for k in window)):
+        start, limit, step = [0] * rank, list(shape), [1] * rank
+        for d, dim in enumerate(layout.input_spatial):
+            start[dim] = offset[d] * rhs_dilation[d]
+            limit[dim] = start[dim] + (out_spatial[d] - 1) * strides[d] + 1
+            step[dim] = strides[d]
+        piece = slice_(padded, start, limit, step)
+        pieces.append(reshape(piece, (*spec(piece).shape, 1)))
+    return concatenate(pieces, rank)
+
+
+def _im2col_conv(x: Value, w: Value, layout: ConvLayout, out_shape: Sequence[int], options: dict) -> Value:
+    """A convolution as patches · kernel: one dot_general and no convolution for IREE to
+    compile slowly (its CPU convolutions are 3-25x slower than XLA's; DESIGN section 1)."""
+    sw = spec(w)
+    n = len(layout.kernel_spatial)
+    window = [sw.shape[d] for d in layout.kernel_spatial]
+    out_spatial = [out_shape[d] for d in layout.output_spatial]
+    p = patches(x, layout, window, strides=options["strides"], padding_low=options["padding_low"],
+                padding_high=options["padding_high"], rhs_dilation=options["rhs_dilation"], out_spatial=out_spatial)
+    # kernel as [out, in, window] (window flattened row-major, like the patches' last axis)
+    w3 = reshape(transpose(w, [layout.kernel_out, layout.kernel_in, *layout.kernel_spatial]),
+                 (sw.shape[layout.kernel_out], sw.shape[layout.kernel_in], int(np.prod(window))))
+    rank = spec(x).rank
+    y = dot_general(p, w3, ((), ()), ((layout.input_feature, rank), (1, 2)))
+    # y dims: x's dims without the feature dim (batch and output spatial, in x's order), then out.
+    kept = [d for d in range(rank) if d != layout.input_feature]
+    position = {dim: i for i, dim in enumerate(kept)}
+    order = [0] * rank
+    order[layout.output_batch] = position[layout.input_batch]
+    order[layout.output_feature] = rank - 1
+    for d in range(n):
+        order[layout.output_spatial[d]] = position[layout.input_spatial[d]]
+    return transpose(y, order)
+
+
 def _group(x: Value, dim: int, g: int, groups: int) -> Value:
     shape = spec(x).shape
     size = shape[dim] // groups
@@ -322,6 +375,10 @@ def _one_conv(x: Value, w: Value, layout: ConvLayout, feature_group_count: int, 
         shape[layout.output_spatial[d]] = max(size - window, -1) // strides[d] + 1
     if sx.size == 0 or sw.size == 0:
         return zeros(sx.with_shape(shape))  # empty windows sum to zero (and IREE cannot compile them)
+    window = [sw.shape[d] for d in layout.kernel_spatial]
+    if (feature_group_count == 1 and batch_group_count == 1 and all(d == 1 for d in lhs_dilation)
+            and int(np.prod(window)) <= IM2COL_MAX_WINDOW):
+        return _im2col_conv(x, w, layout, shape, options)
     padding = np.array([[lo, hi] for lo, hi in zip(padding_low, padding_high, strict=True)], dtype=np.int64)
     padding_type = ir.RankedTensorType.get(list(padding.shape), ir.IntegerType.get_signless(64))
     return _one("stablehlo.convolution", sx.with_shape(shape), [x, w], {

@@ -83,11 +83,24 @@ def _iree_compile() -> str:
 def compile_stablehlo(text: str, target: Target, extra_flags: tuple[str, ...] = ()) -> bytes:
     """IREE-compiles StableHLO `text` for `target`; returns the .vmfb bytes.
 
-    IREE runs as a separate process: a crash inside the compiler (IREE 3.13 segfaults on
-    some Vulkan targets) becomes an error here instead of taking the caller down.
+    Each of the target's optimization flag sets is tried in turn (the fastest first): IREE
+    3.13 rejects some modules under its faster options.
     """
-    command = [_iree_compile(), "-", "--output-format=vm-bytecode", "-o", "-",
-               *target.compiler_flags(), *extra_flags]
+    variants = target.optimization_flags()
+    for i, optimization in enumerate(variants):
+        try:
+            return _compile_once(text, target, (*optimization, *extra_flags))
+        except TenzrError:
+            if i == len(variants) - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _compile_once(text: str, target: Target, flags: tuple[str, ...]) -> bytes:
+    """One run of IREE's compiler, as a separate process: a crash inside the compiler (IREE
+    3.13 segfaults on some Vulkan targets) becomes an error here instead of taking the
+    caller down."""
+    command = [_iree_compile(), "-", "--output-format=vm-bytecode", "-o", "-", *target.compiler_flags(), *flags]
     try:
         done = subprocess.run(command, input=text.encode(), capture_output=True, timeout=COMPILE_TIMEOUT_S)
     except subprocess.TimeoutExpired:

@@ -41,10 +41,6 @@ def _name(fn: Callable) -> str:
     return getattr(fn, "__name__", type(fn).__name__)
 
 
-def _traced_leaves(args: tuple) -> bool:
-    return any(isinstance(leaf, Array) for leaf in flatten(args)[0])
-
-
 def _call(name: str, operands: Sequence[Array], results: Sequence[ir.Type]) -> list[Array]:
     call = ir.Operation.create("func.call", results=list(results), operands=[a.value for a in operands],
                                attributes={"callee": ir.FlatSymbolRefAttr.get(name)})
@@ -116,21 +112,29 @@ class Compiled:
     """Seconds spent compiling, by phase: trace, tenzr-grad, lowering, iree (0 on a cache hit)."""
 
     def __call__(self, leaves: list[Any]) -> Any:
-        inputs = [np.asarray(leaf, dtype=numpy_dtype(s.dtype)) for leaf, s in zip(leaves, self.in_specs, strict=True)]
+        inputs = [leaf if isinstance(leaf, np.ndarray) and leaf.dtype == numpy_dtype(s.dtype) else
+                  np.asarray(leaf, dtype=numpy_dtype(s.dtype)) for leaf, s in zip(leaves, self.in_specs, strict=True)]
         return unflatten(self.out_tree, self.program("main", *inputs))
 
 
 _COMPILED: dict[tuple, Compiled] = {}
 
 
+def _signature(leaf: Any) -> Any:
+    """What a compiled program depends on for one input leaf (cheap for NumPy arrays)."""
+    if isinstance(leaf, np.ndarray):
+        return leaf.shape, leaf.dtype.str
+    return spec_of_leaf(leaf)
+
+
 def compile_traceable(fn: Callable, args: tuple, target: Target, key: Any) -> Compiled:
     """Traces `fn(*args)` as `@main`, lowers it and loads it (through the compile cache)."""
     leaves, in_tree = flatten(args)
-    specs = [spec_of_leaf(leaf) for leaf in leaves]
-    cache_key = (key, in_tree, tuple(specs), target)
+    cache_key = (key, in_tree, tuple(_signature(leaf) for leaf in leaves), target)
     found = _COMPILED.get(cache_key)
     if found is not None:
         return found
+    specs = [spec_of_leaf(leaf) for leaf in leaves]
     _PHASES.clear()
     with context(), ir.Location.unknown():
         trace = Trace(new_module(), {"main"})
@@ -161,9 +165,11 @@ class Traceable:
         return self
 
     def __call__(self, *args: Any) -> Any:
-        if _traced_leaves(args) or current_trace() is not None:
+        leaves, in_tree = flatten(args)
+        if current_trace() is not None or any(isinstance(leaf, Array) for leaf in leaves):
             return self.trace_call(*args)
-        return self.compiled(*args)(flatten(args)[0])
+        found = _COMPILED.get((self.cache_key(), in_tree, tuple(_signature(leaf) for leaf in leaves), self.target))
+        return (found or self.compiled(*args))(leaves)
 
     def compiled(self, *args: Any) -> Compiled:
         """The compiled program for `args`' signature (compiling it now if needed), with its

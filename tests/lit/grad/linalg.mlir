@@ -32,8 +32,8 @@ func.func @matmul_batched(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tenso
 
 // Input cotangent: ybar lhs-dilated by the strides against the flipped kernel, whose
 // groups are regrouped [O, I] -> [O/G, G*I]. Kernel cotangent: the input (groups moved
-// into the feature dim) against ybar, with the batch contracted. The emitter then splits
-// each grouped convolution into one per group.
+// into the feature dim) against ybar, with the batch contracted. The emitter splits each
+// grouped convolution into one per group, and turns undilated ones into im2col.
 // CHECK-LABEL: func.func @conv2d_vjp
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4x6x5xf32>, %[[W:.*]]: tensor<6x2x3x2xf32>, %[[YBAR:.*]]: tensor<2x6x3x5xf32>)
 // CHECK: %[[W1:.*]] = stablehlo.reshape %[[W]] : (tensor<6x2x3x2xf32>) -> tensor<2x3x2x3x2xf32>
@@ -44,9 +44,7 @@ func.func @matmul_batched(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tenso
 // CHECK: %[[K0:.*]] = stablehlo.slice %[[FLIP]] [0:3, 0:2, 0:3, 0:2]
 // CHECK: stablehlo.convolution(%[[G0]], %[[K0]]) dim_numbers = [b, f, 0, 1]x[i, o, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = {{\[\[}}1, 2], [1, 0]], lhs_dilate = [2, 1], rhs_dilate = [1, 1]}
 // CHECK: %[[DX:.*]] = stablehlo.concatenate %{{.*}}, %{{.*}}, dim = 1 : (tensor<2x2x6x5xf32>, tensor<2x2x6x5xf32>) -> tensor<2x4x6x5xf32>
-// CHECK: %[[XG:.*]] = stablehlo.reshape %{{.*}} : (tensor<2x2x2x6x5xf32>) -> tensor<2x4x6x5xf32>
-// CHECK: %[[X0:.*]] = stablehlo.slice %[[XG]] [0:2, 0:2, 0:6, 0:5]
-// CHECK: stablehlo.convolution(%[[X0]], %{{.*}}) dim_numbers = [b, f, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1], window = {stride = [1, 1], pad = {{\[\[}}1, 0], [0, 1]], lhs_dilate = [1, 1], rhs_dilate = [2, 1]}
+// CHECK: stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [1, 4] x [1, 2] : (tensor<2x2x3x2x15xf32>, tensor<3x2x15xf32>) -> tensor<2x3x2x3xf32>
 // CHECK: %[[DW:.*]] = stablehlo.concatenate %{{.*}}, %{{.*}}, dim = 0 : (tensor<3x2x3x2xf32>, tensor<3x2x3x2xf32>) -> tensor<6x2x3x2xf32>
 // CHECK: return %{{.*}}, %[[DX]], %[[DW]]
 func.func @conv2d(%x: tensor<2x4x6x5xf32>, %w: tensor<6x2x3x2xf32>) -> tensor<2x6x3x5xf32> {
@@ -54,12 +52,16 @@ func.func @conv2d(%x: tensor<2x4x6x5xf32>, %w: tensor<6x2x3x2xf32>) -> tensor<2x
   return %0 : tensor<2x6x3x5xf32>
 }
 
-// Without groups the kernel cotangent needs no transpose: the layout swaps batch and feature.
+// Without groups or dilation and with a small window, both cotangents are dot_generals:
+// the input's through the flipped kernel in im2col form, the kernel's as ybar contracted
+// with the input's patches over the batch and output positions.
 // CHECK-LABEL: func.func @conv1d_vjp
-// CHECK: %[[FLIP:.*]] = stablehlo.reverse %arg1, dims = [2]
-// CHECK: stablehlo.convolution(%arg2, %[[FLIP]]) dim_numbers = [b, f, 0]x[i, o, 0]->[b, f, 0], window = {stride = [1], pad = {{\[\[}}2, 2]]
-// CHECK-NOT: stablehlo.transpose
-// CHECK: stablehlo.convolution(%arg0, %arg2) dim_numbers = [f, b, 0]x[i, o, 0]->[f, b, 0]
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x7xf32>, %[[W:.*]]: tensor<3x2x3xf32>, %[[YBAR:.*]]: tensor<1x3x5xf32>)
+// CHECK-NOT: stablehlo.convolution
+// CHECK: %[[FLIP:.*]] = stablehlo.reverse %[[W]], dims = [2]
+// CHECK: stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [1, 3] x [1, 2] : (tensor<1x3x7x3xf32>, tensor<2x3x3xf32>) -> tensor<1x7x2xf32>
+// CHECK: %[[DW:.*]] = stablehlo.dot_general %[[YBAR]], %{{.*}}, contracting_dims = [0, 2] x [0, 2] : (tensor<1x3x5xf32>, tensor<1x2x5x3xf32>) -> tensor<3x2x3xf32>
+// CHECK: return %{{.*}}, %{{.*}}, %[[DW]]
 func.func @conv1d(%x: tensor<1x2x7xf32>, %w: tensor<3x2x3xf32>) -> tensor<1x3x5xf32> {
   %0 = "tenzr.convolution"(%x, %w) : (tensor<1x2x7xf32>, tensor<3x2x3xf32>) -> tensor<1x3x5xf32>
   return %0 : tensor<1x3x5xf32>

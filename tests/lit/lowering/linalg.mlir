@@ -35,23 +35,35 @@ func.func @matmul_broadcast_batch(%a: tensor<2x1x3x4xf32>, %b: tensor<5x4x2xf32>
 }
 
 // Grouped convolutions with several channels per group become one convolution per group
-// (IREE's Vulkan backend computes the grouped form wrongly); depthwise ones stay whole.
+// (IREE's Vulkan backend computes the grouped form wrongly; depthwise ones stay whole).
+// Ungrouped, undilated convolutions with small windows become im2col: strided slices of
+// the padded input, stacked, and one dot_general (IREE's CPU convolutions are slow).
 // CHECK-LABEL: func.func @conv2d
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4x6x5xf32>, %[[W:.*]]: tensor<6x2x3x2xf32>)
+// CHECK-NOT: stablehlo.convolution
 // CHECK: %[[X0:.*]] = stablehlo.slice %[[X]] [0:2, 0:2, 0:6, 0:5]
 // CHECK: %[[W0:.*]] = stablehlo.slice %[[W]] [0:3, 0:2, 0:3, 0:2]
-// CHECK: %[[Y0:.*]] = stablehlo.convolution(%[[X0]], %[[W0]]) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 1], pad = {{\[\[}}1, 1], [0, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
+// CHECK: %[[XP:.*]] = stablehlo.pad %[[X0]], %{{.*}}, low = [0, 0, 1, 0], high = [0, 0, 1, 1], interior = [0, 0, 0, 0]
+// CHECK: stablehlo.slice %[[XP]] [0:2, 0:2, 0:5:2, 0:5]
+// CHECK: %[[P0:.*]] = stablehlo.concatenate {{.*}} dim = 4 : {{.*}} -> tensor<2x2x3x5x6xf32>
+// CHECK: %[[Y0:.*]] = stablehlo.dot_general %[[P0]], %{{.*}}, contracting_dims = [1, 4] x [1, 2] : (tensor<2x2x3x5x6xf32>, tensor<3x2x6xf32>) -> tensor<2x3x5x3xf32>
+// CHECK: %[[T0:.*]] = stablehlo.transpose %[[Y0]], dims = [0, 3, 1, 2] : (tensor<2x3x5x3xf32>) -> tensor<2x3x3x5xf32>
 // CHECK: %[[X1:.*]] = stablehlo.slice %[[X]] [0:2, 2:4, 0:6, 0:5]
-// CHECK: %[[W1:.*]] = stablehlo.slice %[[W]] [3:6, 0:2, 0:3, 0:2]
-// CHECK: %[[Y1:.*]] = stablehlo.convolution(%[[X1]], %[[W1]])
-// CHECK: stablehlo.concatenate %[[Y0]], %[[Y1]], dim = 1 : (tensor<2x3x3x5xf32>, tensor<2x3x3x5xf32>) -> tensor<2x6x3x5xf32>
+// CHECK: %[[T1:.*]] = stablehlo.transpose
+// CHECK: stablehlo.concatenate %[[T0]], %[[T1]], dim = 1 : (tensor<2x3x3x5xf32>, tensor<2x3x3x5xf32>) -> tensor<2x6x3x5xf32>
 func.func @conv2d(%x: tensor<2x4x6x5xf32>, %w: tensor<6x2x3x2xf32>) -> tensor<2x6x3x5xf32> {
   %0 = "tenzr.convolution"(%x, %w) {window_strides = array<i64: 2, 1>, padding_low = array<i64: 1, 0>, padding_high = array<i64: 1, 1>, lhs_dilation = array<i64: 1, 1>, rhs_dilation = array<i64: 1, 1>, feature_group_count = 2} : (tensor<2x4x6x5xf32>, tensor<6x2x3x2xf32>) -> tensor<2x6x3x5xf32>
   return %0 : tensor<2x6x3x5xf32>
 }
 
 // CHECK-LABEL: func.func @conv1d_defaults
-// CHECK: dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = {stride = [1], pad = {{\[\[}}0, 0]], lhs_dilate = [1], rhs_dilate = [1]}
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x7xf32>, %[[W:.*]]: tensor<3x2x3xf32>)
+// CHECK: %[[S0:.*]] = stablehlo.slice %[[X]] [0:1, 0:2, 0:5]
+// CHECK: %[[S1:.*]] = stablehlo.slice %[[X]] [0:1, 0:2, 1:6]
+// CHECK: %[[S2:.*]] = stablehlo.slice %[[X]] [0:1, 0:2, 2:7]
+// CHECK: %[[P:.*]] = stablehlo.concatenate %{{.*}}, %{{.*}}, %{{.*}}, dim = 3 : {{.*}} -> tensor<1x2x5x3xf32>
+// CHECK: %[[Y:.*]] = stablehlo.dot_general %[[P]], %[[W]], contracting_dims = [1, 3] x [1, 2] : (tensor<1x2x5x3xf32>, tensor<3x2x3xf32>) -> tensor<1x5x3xf32>
+// CHECK: stablehlo.transpose %[[Y]], dims = [0, 2, 1] : (tensor<1x5x3xf32>) -> tensor<1x3x5xf32>
 func.func @conv1d_defaults(%x: tensor<1x2x7xf32>, %w: tensor<3x2x3xf32>) -> tensor<1x3x5xf32> {
   %0 = "tenzr.convolution"(%x, %w) : (tensor<1x2x7xf32>, tensor<3x2x3xf32>) -> tensor<1x3x5xf32>
   return %0 : tensor<1x3x5xf32>

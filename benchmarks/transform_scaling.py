@@ -1,0 +1,81 @@
+"""How fast tenzr-grad and the lowering run on large programs (ops per second).
+
+    python benchmarks/transform_scaling.py [--sizes 10000,100000]
+
+Builds a program of N tenzr ops (a mix of elementwise, broadcasting, reductions, matmuls
+and shape ops with fan-out), then times tenzr-grad (mode=value_and_grad) and
+convert-tenzr-to-stablehlo separately on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from tenzr.dialect import TensorSpec, make_context
+from tenzr.dialect import ops as T
+from tenzr.dialect.functions import build_function, new_module
+from tenzr.dialect.opdef import dense_constant
+from tenzr.passes.convert_tenzr_to_stablehlo import lower_module
+from tenzr.passes.tenzr_grad import differentiate
+
+
+def build(n: int):
+    """@f(x: 8x8, w: 8x8) -> scalar with about n tenzr ops."""
+    module = new_module()
+
+    def body(args):
+        x, w = args
+        ops = 0
+        h = x
+        half = T.constant(value=dense_constant(np.array(0.5), TensorSpec((), "f32")))
+        while ops < n - 2:
+            k = ops % 8
+            if k == 0:
+                h = T.tanh(h)
+            elif k == 1:
+                h = T.mul(h, half)
+            elif k == 2:
+                h = T.add(h, x)
+            elif k == 3:
+                h = T.matmul(h, w)
+            elif k == 4:
+                h = T.sin(h)
+            elif k == 5:
+                h = T.transpose(h, permutation=[1, 0])
+            elif k == 6:
+                s = T.reduce_sum(h, axes=[1], keepdims=True)
+                h = T.sub(h, s)
+                ops += 1
+            else:
+                h = T.maximum(h, x)
+            ops += 1
+        return T.reduce_sum(h)
+
+    build_function(module, "f", [TensorSpec((8, 8), "f32"), TensorSpec((8, 8), "f32")], body)
+    return module
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000")
+    args = parser.parse_args()
+    print("| tenzr ops | tenzr-grad s | lowering s | total s | ops/s (grad + lowering) | ops after grad |")
+    print("|---|---|---|---|---|---|")
+    for n in (int(s) for s in args.sizes.split(",")):
+        with make_context():
+            module = build(n)
+            count = str(module).count('"tenzr.')
+            t0 = time.perf_counter()
+            differentiate(module, "f", (), "value_and_grad")
+            t1 = time.perf_counter()
+            grown = str(module).count("\n")
+            lower_module(module)
+            t2 = time.perf_counter()
+        print(f"| {count} | {t1 - t0:.2f} | {t2 - t1:.2f} | {t2 - t0:.2f} | {count / (t2 - t0):,.0f} | {grown} |")
+
+
+if __name__ == "__main__":
+    main()
