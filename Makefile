@@ -26,7 +26,7 @@ lit: $(STAMP)
 	$(BIN)/lit --succinct tests/lit
 
 pytest: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 tests/python
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile tests/python
 
 # Differential fuzzing of tenzr-grad for FUZZ_SECONDS, with fresh seeds (50 programs per
 # seed). A failure stops the run; its shrunk program is saved in tests/python/fuzz_regressions/.
@@ -34,14 +34,14 @@ FUZZ_SECONDS ?= 600
 fuzz: $(STAMP)
 	@end=$$(( $$(date +%s) + $(FUZZ_SECONDS) )); seed=$$(date +%s); runs=0; \
 	while [ $$(date +%s) -lt $$end ]; do \
-	  TENZR_FUZZ_SEED=$$seed TENZR_FUZZ_EXAMPLES=50 $(BIN)/python -m pytest -q -x -p no:randomly \
+	  TENZR_FUZZ_SEED=$$seed TENZR_FUZZ_EXAMPLES=50 $(BIN)/python -m pytest -q -x \
 	    tests/python/test_fuzz.py -k random_programs || exit 1; \
 	  seed=$$((seed + 1)); runs=$$((runs + 1)); \
 	done; echo "fuzzing: $$((runs * 50)) random programs, no failure"
 
 # On a machine with a CUDA GPU: every op and every VJP run on CUDA, with a summary.
 gpu-check: $(STAMP)
-	$(BIN)/python -m pytest -q -rs tests/python/test_targets.py -k cuda
+	$(BIN)/python -m pytest -q -rs tests/python/test_targets_cuda.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info tests/lit/Output

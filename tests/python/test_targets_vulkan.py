@@ -1,22 +1,14 @@
-"""The same programs on CPU, Vulkan and CUDA.
-
-Vulkan runs on any Vulkan device (here Mesa's lavapipe); without one these tests skip.
-CUDA programs are compiled for every op and gradient here; running them needs a GPU
-(`make gpu-check`).
-"""
+"""The same programs on Vulkan as on CPU. Vulkan runs on any Vulkan device (here Mesa's
+lavapipe); without one these tests skip with the reason."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from harness import check_forward, check_vjp, compile_rows, rng_for
+from harness import check_forward, compile_rows, rng_for
 from op_table import GRAD_ROWS, ROWS
 
 import tenzr as tz
-from tenzr.compiler import compile_stablehlo, lower_to_stablehlo
-from tenzr.dialect import make_context
-from tenzr.dialect.functions import build_function, new_module
-from tenzr.passes.tenzr_grad import differentiate
 from tenzr.runtime import device_available, device_config
 from tenzr.targets import Target
 
@@ -103,73 +95,3 @@ def test_devices_are_reused():
 def test_unknown_target_is_a_clear_error():
     with pytest.raises(tz.TenzrError, match="unknown target 'tpu'"):
         tz.jit(lambda v: v, target="tpu")
-
-
-def _cuda_compile(rows, grad: bool) -> bytes:
-    target = Target("cuda")
-    with make_context():
-        module = new_module()
-        for i, row in enumerate(rows):
-            build_function(module, f"r{i}", [s for s in (_spec(a) for a in row.inputs)], row.build)
-            if grad:
-                differentiate(module, f"r{i}", row.wrt, "vjp")
-        lower_to_stablehlo(module, target)
-        return compile_stablehlo(str(module), target)
-
-
-def _spec(a):
-    from harness import spec_of_array
-
-    return spec_of_array(a)
-
-
-def test_every_op_compiles_for_cuda():
-    assert len(_cuda_compile(ROWS, grad=False)) > 0
-
-
-def test_every_gradient_compiles_for_cuda():
-    assert len(_cuda_compile(GRAD_ROWS, grad=True)) > 0
-
-
-# --------------------------------------------------------------------------- CUDA (needs a GPU)
-
-CUDA = Target("cuda")
-needs_cuda = pytest.mark.skipif(not device_available("cuda"), reason="no CUDA device (run `make gpu-check` on a GPU)")
-
-
-@pytest.fixture(scope="module")
-def cuda_forward():
-    return compile_rows(ROWS, grad=False, target=CUDA)
-
-
-@pytest.fixture(scope="module")
-def cuda_vjps():
-    return compile_rows(GRAD_ROWS, grad=True, target=CUDA)
-
-
-@needs_cuda
-@pytest.mark.parametrize("index", range(len(ROWS)), ids=[r.name for r in ROWS])
-def test_forward_on_cuda(cuda_forward, index):
-    check_forward(cuda_forward, index, ROWS[index])
-
-
-@needs_cuda
-@pytest.mark.parametrize("index", range(len(GRAD_ROWS)), ids=[r.name for r in GRAD_ROWS])
-def test_gradients_on_cuda_against_finite_differences(cuda_vjps, index):
-    check_vjp(cuda_vjps, index, GRAD_ROWS[index])
-
-
-@needs_cuda
-def test_training_step_on_cuda_matches_cpu():
-    rng = rng_for("cuda-mlp")
-    params = {"w": rng.standard_normal((8, 4)).astype(np.float32), "b": np.zeros(4, np.float32)}
-    x = rng.standard_normal((16, 8)).astype(np.float32)
-
-    def loss(p, x):
-        return tz.nn.logsumexp(tz.tanh(x @ p["w"] + p["b"]), axis=1).mean()
-
-    got = tz.value_and_grad(loss, target="cuda")(params, x)
-    want = tz.value_and_grad(loss)(params, x)
-    np.testing.assert_allclose(got[0], want[0], rtol=1e-5)
-    for k in params:
-        np.testing.assert_allclose(got[1][k], want[1][k], rtol=1e-4, atol=1e-6)
