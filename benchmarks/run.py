@@ -28,64 +28,19 @@ import numpy as np
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
+from frameworks import block, jax_functions, tenzr_functions  # noqa: E402
 from models import MODELS, Model  # noqa: E402
-
-import tenzr as tz  # noqa: E402
-
-
-def tenzr_functions(model: Model):
-    def loss(*args):
-        return model.loss(tz, tz.nn, *args)
-
-    return tz.jit(loss), tz.jit(tz.value_and_grad(loss))
-
-
-class _JaxOps:
-    def __init__(self, jax):
-        self.jax = jax
-        self.log_softmax = jax.nn.log_softmax
-        self.softmax = jax.nn.softmax
-        self.relu = jax.nn.relu
-        self.logsumexp = jax.nn.logsumexp
-
-    def conv(self, x, w, stride=1, padding=0):
-        n = x.ndim - 2
-        return self.jax.lax.conv_general_dilated(x, w, (stride,) * n, [(padding, padding)] * n)
-
-
-def jax_functions(model: Model):
-    try:
-        import jax
-        import jax.numpy as jnp
-    except ImportError:
-        return None
-    ops = _JaxOps(jax)
-
-    def loss(*args):
-        return model.loss(jnp, ops, *args)
-
-    return jax.jit(loss), jax.jit(jax.value_and_grad(loss))
-
-
-def _block(out):
-    for leaf in (out if isinstance(out, tuple) else (out,)):
-        if hasattr(leaf, "block_until_ready"):
-            leaf.block_until_ready()
-        elif isinstance(leaf, dict):
-            _block(tuple(leaf.values()))
-        elif isinstance(leaf, list):
-            _block(tuple(leaf))
 
 
 def interleaved_medians(callables: dict, args: tuple, rounds: int, warmup: int = 3) -> dict[str, float]:
     for fn in callables.values():
         for _ in range(warmup):
-            _block(fn(*args))
+            block(fn(*args))
     times: dict[str, list[float]] = {k: [] for k in callables}
     for _ in range(rounds):
         for name, fn in callables.items():
             start = time.perf_counter()
-            _block(fn(*args))
+            block(fn(*args))
             times[name].append(time.perf_counter() - start)
     return {k: statistics.median(v) for k, v in times.items()}
 
@@ -96,19 +51,13 @@ t0 = time.perf_counter()
 sys.path.insert(0, {here!r})
 from models import {name} as model
 args = model.make_inputs()
-if {framework!r} == "tenzr":
-    import tenzr as tz
-    from run import tenzr_functions
-    step = tenzr_functions(model)[1]
-else:
-    from run import jax_functions
-    step = jax_functions(model)[1]
-from run import _block
+from frameworks import block, jax_functions, tenzr_functions
+step = (tenzr_functions if {framework!r} == "tenzr" else jax_functions)(model)[1]
 imported = time.perf_counter()
-_block(step(*args))
+block(step(*args))
 first = time.perf_counter()
 for _ in range(5):
-    _block(step(*args))
+    block(step(*args))
 print(json.dumps({{"import": imported - t0, "first": first - imported,
                    "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
 """
@@ -135,7 +84,7 @@ def benchmark(model: Model, rounds: int, processes: bool, cache: str) -> dict:
     if jax_fns is not None:
         jfwd, jvag = jax_fns
         start = time.perf_counter()
-        _block(jvag(*args))
+        block(jvag(*args))
         result["jax_compile"] = time.perf_counter() - start
         callables.update({"jax_fwd": jfwd, "jax_vag": jvag})
         value_tz, value_jax = float(vag(*args)[0]), float(jvag(*args)[0])
