@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint lit pytest gpu-check fuzz clean
+.PHONY: demo test lint lit pytest gpu-check fuzz bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,11 @@ lit: $(STAMP)
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile tests/python
+
+# Tenzr against JAX on this machine (installs the optional jax and matplotlib first).
+bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	$(BIN)/python benchmarks/run.py
 
 # Differential fuzzing of tenzr-grad for FUZZ_SECONDS, with fresh seeds (50 programs per
 # seed). A failure stops the run; its shrunk program is saved in tests/python/fuzz_regressions/.

@@ -46,7 +46,7 @@ def interleaved_medians(callables: dict, args: tuple, rounds: int, warmup: int =
 
 
 CHILD = """
-import json, resource, sys, time
+import json, sys, time
 t0 = time.perf_counter()
 sys.path.insert(0, {here!r})
 from models import {name} as model
@@ -58,8 +58,9 @@ block(step(*args))
 first = time.perf_counter()
 for _ in range(5):
     block(step(*args))
-print(json.dumps({{"import": imported - t0, "first": first - imported,
-                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+# VmHWM, not ru_maxrss: the latter starts from the parent's size after fork.
+peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM"))
+print(json.dumps({{"import": imported - t0, "first": first - imported, "peak_mb": peak / 1024}}))
 """
 
 

@@ -77,3 +77,16 @@ def test_softmax_cross_entropy_with_confident_wrong_prediction():
     assert finite(value, g)
     np.testing.assert_allclose(value, 400.0, rtol=1e-6)
     np.testing.assert_allclose(g, [[1.0, -1.0]], atol=1e-6)
+
+
+def test_float32_sum_of_a_million_values_is_accurate():
+    """Long sums are split into about sqrt(n) blocks: a flat float32 reduce fused after
+    elementwise work lost 2e-4 relative before."""
+    x = np.random.default_rng(0).uniform(0, 1, 1_000_000).astype(np.float32)
+    z = x.astype(np.float64)
+    alone = tz.jit(lambda v: tz.sum(v))(x)
+    fused = tz.jit(lambda v: tz.sum(tz.exp(v) * 2.0))(x)
+    np.testing.assert_allclose(alone, z.sum(), rtol=1e-6)
+    np.testing.assert_allclose(fused, (np.exp(z) * 2).sum(), rtol=1e-6)
+    rows = tz.jit(lambda v: tz.sum(v.reshape(2, 500_000), axis=1))(x)
+    np.testing.assert_allclose(rows, z.reshape(2, -1).sum(axis=1), rtol=1e-6)
