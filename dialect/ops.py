@@ -418,14 +418,18 @@ scatter = OpDef(
 )
 
 
-def _dynamic_slice_rule(op: Op) -> TensorSpec:
-    x, *starts = op.specs
-    if len(starts) != x.rank:
-        fail(f"expects {x.rank} start indices (one per dim), got {len(starts)}")
+def _check_starts(starts: list[TensorSpec], rank: int) -> None:
+    if len(starts) != rank:
+        fail(f"expects {rank} start indices (one per dim), got {len(starts)}")
     for i, s in enumerate(starts):
         if s.rank != 0:
             fail(f"start #{i} must be a rank-0 integer tensor, got shape {list(s.shape)}")
         _require_index(s, f"start #{i}")
+
+
+def _dynamic_slice_rule(op: Op) -> TensorSpec:
+    x, *starts = op.specs
+    _check_starts(starts, x.rank)
     sizes = _check_length(op, "sizes", x.rank)
     for d, (size, n) in enumerate(zip(sizes, x.shape, strict=True)):
         if not 0 <= size <= n:
@@ -443,12 +447,7 @@ def _dynamic_update_slice_rule(op: Op) -> TensorSpec:
     dtype = _same_dtype(op, [x, update])
     if update.rank != x.rank or any(u > n for u, n in zip(update.shape, x.shape, strict=True)):
         fail(f"update shape {list(update.shape)} must have x's rank and fit in {list(x.shape)}")
-    if len(starts) != x.rank:
-        fail(f"expects {x.rank} start indices (one per dim), got {len(starts)}")
-    for i, s in enumerate(starts):
-        if s.rank != 0:
-            fail(f"start #{i} must be a rank-0 integer tensor, got shape {list(s.shape)}")
-        _require_index(s, f"start #{i}")
+    _check_starts(starts, x.rank)
     return TensorSpec(x.shape, dtype)
 
 

@@ -12,13 +12,10 @@ import argparse
 import sys
 
 from tenzr.compiler import compile_stablehlo, lower_to_stablehlo
-from tenzr.dialect.context import make_context, parse_module
-from tenzr.dialect.diagnostics import TenzrErrors
-from tenzr.dialect.verify import verify_module
-from tenzr.passes.registry import run_pipeline
+from tenzr.dialect.context import make_context
 from tenzr.targets import TARGET_NAMES, Target
-from tenzr.tools.cli import UsageError, read_input, run_tool, write_output
-from tenzr.tools.tenzr_opt import Options, build_steps
+from tenzr.tools.cli import UsageError, run_tool, write_output
+from tenzr.tools.tenzr_opt import load_and_transform, pass_flags
 
 NAME = "tenzr-compile"
 
@@ -48,25 +45,14 @@ def parser() -> argparse.ArgumentParser:
 
 def run(argv: list[str]) -> int:
     args, rest = parser().parse_known_args(argv)
-    opts = Options(passes=[])
-    for extra in rest:
-        if not extra.startswith("--") or len(extra) < 3:
-            raise UsageError(f"unrecognized argument '{extra}'")
-        name, _, value = extra[2:].partition("=")
-        opts.passes.append((name, value.strip('"')))
+    opts = pass_flags(rest)
     target = Target(args.target, cpu=args.cpu, cpu_features=args.cpu_features, vulkan_target=args.vulkan_target,
                     cuda_arch=args.cuda_arch)
     output = args.output or "-"
     if args.emit == "vmfb" and output == "-" and sys.stdout.isatty():
         raise UsageError("refusing to write a binary .vmfb to a terminal; pass -o out.vmfb")
     with make_context():
-        steps = build_steps(opts)
-        text, filename = read_input(args.input)
-        module = parse_module(text, filename)
-        errors = verify_module(module)
-        if errors:
-            raise TenzrErrors(errors)
-        run_pipeline(module, steps)
+        module = load_and_transform(args.input, opts)
         lower_to_stablehlo(module, target)
         stablehlo = str(module)
     if args.emit == "stablehlo":

@@ -15,13 +15,11 @@ import shutil
 import subprocess
 import sys
 
-from tenzr.dialect.context import body_ops, functions, make_context, parse_module
-from tenzr.dialect.diagnostics import TenzrError, TenzrErrors
+from tenzr.dialect.context import body_ops, functions, make_context
+from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
-from tenzr.dialect.verify import verify_module
-from tenzr.passes.registry import run_pipeline
-from tenzr.tools.cli import UsageError, read_input, run_tool, write_output
-from tenzr.tools.tenzr_opt import Options, build_steps
+from tenzr.tools.cli import UsageError, run_tool, write_output
+from tenzr.tools.tenzr_opt import load_and_transform, pass_flags
 
 NAME = "tenzr-graph"
 COLORS = {"tenzr": "#cfe2ff", "stablehlo": "#ffe0b3", "func": "#e6e6e6"}
@@ -71,20 +69,8 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--func", required=True, help="the function to draw")
     parser.add_argument("-o", dest="output", default="-", help=".dot (default, stdout), .svg or .png")
     args, rest = parser.parse_known_args(argv)
-    opts = Options(passes=[])
-    for extra in rest:
-        if not extra.startswith("--"):
-            raise UsageError(f"unrecognized argument '{extra}'")
-        name, _, value = extra[2:].partition("=")
-        opts.passes.append((name, value.strip('"')))
     with make_context():
-        steps = build_steps(opts)
-        text, filename = read_input(args.input)
-        module = parse_module(text, filename)
-        errors = verify_module(module)
-        if errors:
-            raise TenzrErrors(errors)
-        run_pipeline(module, steps)
+        module = load_and_transform(args.input, pass_flags(rest))
         funcs = functions(module)
         if args.func not in funcs:
             raise TenzrError(f"no function named '@{args.func}' (functions: {', '.join('@' + f for f in funcs)})")

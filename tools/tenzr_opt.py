@@ -118,6 +118,29 @@ def _load_plugin(path: str) -> None:
     spec.loader.exec_module(module)
 
 
+def pass_flags(flags: list[str]) -> Options:
+    """Options holding the `--pass[=options]` flags another tool passed through, in order."""
+    opts = Options(passes=[])
+    for flag in flags:
+        if not flag.startswith("--") or len(flag) < 3:
+            raise UsageError(f"unrecognized argument '{flag}'")
+        name, _, value = flag[2:].partition("=")
+        opts.passes.append((name, value.strip('"')))
+    return opts
+
+
+def load_and_transform(path: str, opts: Options) -> ir.Operation:
+    """Reads, parses and verifies a module, then runs `opts`' passes (in the current context)."""
+    steps = build_steps(opts)
+    text, filename = read_input(path)
+    module = parse_module(text, filename)
+    errors = verify_module(module)
+    if errors:
+        raise TenzrErrors(errors)
+    run_pipeline(module, steps, verify_each=opts.verify_each)
+    return module
+
+
 def build_steps(opts: Options) -> list[Step]:
     steps: list[Step] = []
     for name, text in opts.passes:
