@@ -96,10 +96,6 @@ def tracing(trace: Trace) -> Iterator[Trace]:
         _TRACES.pop()
 
 
-def is_traced(x: Any) -> bool:
-    return isinstance(x, Array)
-
-
 # --------------------------------------------------------------------------- arrays
 
 
@@ -359,9 +355,6 @@ def spec_of_leaf(x: Any) -> TensorSpec:
     return TensorSpec(array.shape, element_type_of(_default_dtype(array) if not isinstance(x, np.ndarray)
                                                    else array.dtype))
 
-
-def as_input(x: Any, spec: TensorSpec) -> np.ndarray:
-    return np.asarray(x, dtype=numpy_dtype(spec.dtype))
 
 
 def shape_tuple(shape: Any) -> tuple[int, ...]:

@@ -5,7 +5,6 @@ Dicts flatten in sorted key order; None is an empty subtree; anything else is a 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,7 +72,3 @@ def _build(treedef: TreeDef, it) -> Any:
         return treedef.keys[0](*children)
     return tuple(children) if treedef.kind == "tuple" else children
 
-
-def tree_map(fn: Callable[[Any], Any], tree: Any) -> Any:
-    leaves, treedef = flatten(tree)
-    return unflatten(treedef, [fn(leaf) for leaf in leaves])
