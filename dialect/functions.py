@@ -27,6 +27,8 @@ def build_function(module: ir.Operation, name: str, args: Sequence[TensorSpec], 
         out = body(list(block.arguments))
         results = [out] if isinstance(out, ir.Value) else list(out)
         ir.Operation.create("func.return", results=[], operands=results)
+    # (`body` may have appended arguments to the block)
+    arg_types = [a.type for a in block.arguments]
     func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(arg_types, [r.type for r in results]))
     return func
 

@@ -337,19 +337,22 @@ def _im2col_conv(x: Value, w: Value, layout: ConvLayout, out_shape: Sequence[int
     out_spatial = [out_shape[d] for d in layout.output_spatial]
     p = patches(x, layout, window, strides=options["strides"], padding_low=options["padding_low"],
                 padding_high=options["padding_high"], rhs_dilation=options["rhs_dilation"], out_spatial=out_spatial)
-    # kernel as [out, in, window] (window flattened row-major, like the patches' last axis)
-    w3 = reshape(transpose(w, [layout.kernel_out, layout.kernel_in, *layout.kernel_spatial]),
-                 (sw.shape[layout.kernel_out], sw.shape[layout.kernel_in], int(np.prod(window))))
+    # As one plain 2-D matmul (what IREE's CPU backend tiles best): patches as
+    # [batch · output positions, in · window] against the kernel as [out, in · window].
     rank = spec(x).rank
-    y = dot_general(p, w3, ((), ()), ((layout.input_feature, rank), (1, 2)))
-    # y dims: x's dims without the feature dim (batch and output spatial, in x's order), then out.
-    kept = [d for d in range(rank) if d != layout.input_feature]
-    position = {dim: i for i, dim in enumerate(kept)}
+    rows = [layout.input_batch, *layout.input_spatial]
+    p = transpose(p, [*rows, layout.input_feature, rank])
+    ps = spec(p).shape
+    m, k = int(np.prod(ps[:len(rows)])), ps[-2] * ps[-1]
+    w2 = reshape(transpose(w, [layout.kernel_out, layout.kernel_in, *layout.kernel_spatial]),
+                 (sw.shape[layout.kernel_out], k))
+    y = dot_general(reshape(p, (m, k)), w2, ((), ()), ((1,), (1,)))  # [batch · positions, out]
+    y = reshape(y, (*ps[:len(rows)], sw.shape[layout.kernel_out]))  # [batch, spatial..., out]
     order = [0] * rank
-    order[layout.output_batch] = position[layout.input_batch]
+    order[layout.output_batch] = 0
     order[layout.output_feature] = rank - 1
     for d in range(n):
-        order[layout.output_spatial[d]] = position[layout.input_spatial[d]]
+        order[layout.output_spatial[d]] = 1 + d
     return transpose(y, order)
 
 

@@ -96,6 +96,42 @@ def tracing(trace: Trace) -> Iterator[Trace]:
         _TRACES.pop()
 
 
+class Frame:
+    """A function being traced. Arrays of an enclosing function that its body uses (a
+    closure, like `x` in `jit(lambda x, w: grad(lambda w: f(x, w))(w))`) become extra
+    arguments of this function, appended after its own; the caller passes them on."""
+
+    def __init__(self, block: ir.Block):
+        self.block = block
+        self.captured: dict[ir.Value, tuple[Array, ir.Value]] = {}
+
+    def capture(self, outer: Array) -> ir.Value:
+        found = self.captured.get(outer._value)
+        if found is None:
+            inner = self.block.add_argument(outer._value.type, ir.Location.unknown())
+            found = self.captured[outer._value] = (outer, inner)
+        return found[1]
+
+    @property
+    def captures(self) -> list[Array]:
+        """The enclosing arrays this function closed over, in argument order."""
+        return [outer for outer, _ in self.captured.values()]
+
+
+_FRAMES: list[Frame] = []
+
+
+@contextmanager
+def function_frame(block: ir.Block) -> Iterator[Frame]:
+    """Traces into `block`'s function until the context ends."""
+    frame = Frame(block)
+    _FRAMES.append(frame)
+    try:
+        yield frame
+    finally:
+        _FRAMES.pop()
+
+
 # --------------------------------------------------------------------------- arrays
 
 
@@ -126,12 +162,25 @@ def emit(opdef: OpDef, *operands: Array, result: TensorSpec | None = None, **att
 class Array:
     """A traced tensor. Supports NumPy's operators, indexing and common methods."""
 
-    __slots__ = ("spec", "value")
+    __slots__ = ("_frame", "_value", "spec")
     __array_priority__ = 1000  # NumPy arrays defer to our reflected operators
 
     def __init__(self, value: ir.Value):
-        self.value = value
+        self._value = value
+        self._frame = _FRAMES[-1] if _FRAMES else None
         self.spec = spec_of(value)
+
+    @property
+    def value(self) -> ir.Value:
+        """This array as a value of the function being traced now (captured if it belongs
+        to an enclosing one)."""
+        frame = _FRAMES[-1] if _FRAMES else None
+        if frame is self._frame or self._frame is None:
+            return self._value
+        if self._frame not in _FRAMES:
+            raise TenzrError("a traced array was used outside the function that traced it (it escaped, e.g. "
+                             "through a global or an attribute); pass it in as an argument instead", user_location())
+        return frame.capture(self)
 
     # --- metadata
     @property

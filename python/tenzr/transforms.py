@@ -19,7 +19,8 @@ import numpy as np
 
 from tenzr.cache import load_program
 from tenzr.compiler import lower_to_stablehlo
-from tenzr.core import Array, ShapeDtype, Trace, asarray, context, current_trace, spec_of_leaf, tracing
+from tenzr.core import (Array, Frame, ShapeDtype, Trace, asarray, context, current_trace, function_frame,
+                        spec_of_leaf, tracing)
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.functions import build_function, new_module
 from tenzr.dialect.ir_imports import ir
@@ -56,6 +57,8 @@ class Traced:
     in_tree: TreeDef
     out_tree: TreeDef
     arg_specs: list[TensorSpec]
+    captures: list[Array]
+    """Arrays of the enclosing function that `fn` closed over: `@name`'s last arguments."""
 
     @property
     def result_types(self) -> list[ir.Type]:
@@ -73,19 +76,22 @@ def trace_into(trace: Trace, fn: Callable, args: tuple, name: str,
     leaves, in_tree = flatten(args)
     specs = [leaf.spec if isinstance(leaf, (Array, ShapeDtype)) else spec_of_leaf(leaf) for leaf in leaves]
     box: list[TreeDef] = []
+    frames: list[Frame] = []
 
     def body(values: list[ir.Value]) -> list[ir.Value]:
-        out = fn(*unflatten(in_tree, [Array(v) for v in values]))
-        if wrap_output is not None:
-            out = wrap_output(out)
-        out_leaves, out_tree = flatten(out)
-        box.append(out_tree)
-        return [asarray(leaf).value for leaf in out_leaves]
+        with function_frame(ir.InsertionPoint.current.block) as frame:
+            frames.append(frame)
+            out = fn(*unflatten(in_tree, [Array(v) for v in values]))
+            if wrap_output is not None:
+                out = wrap_output(out)
+            out_leaves, out_tree = flatten(out)
+            box.append(out_tree)
+            return [asarray(leaf).value for leaf in out_leaves]
 
     name = trace.fresh_name(name)
     with tracing(trace):
         func = build_function(trace.module, name, specs, body, _def_location(fn))
-    return Traced(name, func, in_tree, box[0], specs)
+    return Traced(name, func, in_tree, box[0], specs, frames[0].captures)
 
 
 # --------------------------------------------------------------------------- compilation
@@ -267,7 +273,7 @@ class _Gradient(Traceable):
         with _phase("tenzr-grad"):
             derived = differentiate(trace.module, traced.name, wrt, "value_and_grad", seeded=[0])
         results = list(ir.FunctionType(ir.TypeAttr(derived.attributes["function_type"]).value).results)
-        out = _call(ir.StringAttr(derived.attributes["sym_name"]).value, leaves, results)
+        out = _call(ir.StringAttr(derived.attributes["sym_name"]).value, [*leaves, *traced.captures], results)
         n_aux = aux_box[0].num_leaves
         value, aux_leaves, grads = out[0], out[1:1 + n_aux], out[1 + n_aux:]
         grad_trees, start = [], 0
@@ -330,7 +336,7 @@ class _Pullback(Traceable):
         with _phase("tenzr-grad"):
             derived = differentiate(trace.module, traced.name, wrt, "vjp")
         results = list(ir.FunctionType(ir.TypeAttr(derived.attributes["function_type"]).value).results)
-        out = _call(ir.StringAttr(derived.attributes["sym_name"]).value, [*leaves, *cts], results)
+        out = _call(ir.StringAttr(derived.attributes["sym_name"]).value, [*leaves, *traced.captures, *cts], results)
         grads = iter(out[len(cts):])
         flat = [next(grads) if leaf.is_float else asarray(np.zeros(leaf.shape, numpy_dtype(leaf.spec.dtype)))
                 for leaf in leaves]
@@ -384,6 +390,10 @@ class custom_vjp(Traceable):  # JAX's name
         assert trace is not None
         leaves = [asarray(leaf) for leaf in flatten(args)[0]]
         primal = trace_into(trace, self.fn, args, _name(self.fn))
+        if primal.captures:
+            raise TenzrError(f"custom_vjp function '{_name(self.fn)}' uses traced arrays it does not take as "
+                             "arguments (a closure); pass them as arguments (give None as their cotangent)",
+                             _def_location(self.fn))
         n = len(leaves)
         fwd, bwd, in_tree = self.fwd, self.bwd, flatten(args)[1]
 
@@ -418,6 +428,9 @@ class custom_vjp(Traceable):  # JAX's name
             backward_traced = trace_into(trace, backward, backward_args, primal.name + "_bwd")
         finally:
             self._in_backward = False
+        if backward_traced.captures:
+            raise TenzrError(f"custom_vjp rule of '{_name(self.fn)}' uses traced arrays that are not arguments of "
+                             "the function (a closure in fwd or bwd); pass them as arguments", _def_location(self.bwd))
         primal.func.attributes[CUSTOM_VJP] = ir.FlatSymbolRefAttr.get(backward_traced.name)
         out = _call(primal.name, leaves, primal.result_types)
         return unflatten(primal.out_tree, out)

@@ -148,6 +148,52 @@ def test_transformations_compose():
     np.testing.assert_allclose(g, numeric_grad(lambda v: np.sum(np.tanh(v) ** 2), x), rtol=1e-6)
 
 
+def test_grad_closing_over_outer_traced_arrays(mlp):
+    """The usual training step: grad of a closure over the batch, inside jit."""
+    params, x, y = mlp
+    step = tz.jit(lambda p, x, y: tz.value_and_grad(lambda p: mlp_loss(p, x, y))(p))
+    value, grads = step(params, x, y)
+    np.testing.assert_allclose(value, mlp_loss_np(params, x, y), rtol=1e-12)
+    for name, v in params.items():
+        np.testing.assert_allclose(grads[name], numeric_grad(lambda u, n=name: mlp_loss_np({**params, n: u}, x, y), v),
+                                   rtol=1e-6, atol=1e-8)
+
+
+def test_closures_nest_and_reach_vjp():
+    a = np.linspace(0.5, 1.5, 4)
+    w = np.linspace(-1.0, 1.0, 4)
+    ct = np.array([1.0, -2.0, 0.5, 3.0])
+
+    def outer(a, w, ct):
+        def inner(w):  # closes over `a` and `ct`, and its inner grad does too
+            g = tz.grad(lambda u: (a * u * u * ct).sum())(a)
+            return (tz.sin(w * a) * ct).sum() + (g * w).sum()  # g = 2 a^2 ct, constant in w
+        _, pullback = tz.vjp(lambda v: tz.exp(v * a), w)
+        return tz.grad(inner)(w), pullback(ct)[0]
+
+    g, pulled = tz.jit(outer)(a, w, ct)
+    np.testing.assert_allclose(g, numeric_grad(lambda v: np.sum(np.sin(v * a) * ct + 2 * a * a * ct * v), w), rtol=1e-6)
+    np.testing.assert_allclose(pulled, numeric_grad(lambda v: np.sum(np.exp(v * a) * ct), w), rtol=1e-6)
+
+
+def test_error_escaped_tracer_and_custom_vjp_closure():
+    leaked = []
+    tz.jit(lambda x: leaked.append(x) or x)(np.ones(2))
+    with pytest.raises(tz.TenzrError, match="used outside the function that traced it"):
+        tz.jit(lambda x: x + leaked[0])(np.ones(2))
+
+    def f(x, y):
+        @tz.custom_vjp
+        def scaled(v):
+            return v * y
+
+        scaled.defvjp(lambda v: (scaled(v), None), lambda _, c: (c * y,))
+        return scaled(x).sum()
+
+    with pytest.raises(tz.TenzrError, match="custom_vjp function 'scaled' uses traced arrays"):
+        tz.jit(tz.grad(f))(np.ones(2), np.ones(2))
+
+
 def test_scalar_and_dtype_results():
     out = tz.jit(lambda x: (x.sum(), x.astype(np.int32), x > 0, x.astype(np.float16)))(np.array([1.5, -2.0],
                                                                                                 np.float32))
