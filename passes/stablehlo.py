@@ -7,7 +7,6 @@ would be no-ops (a reshape to the same shape, an identity transpose) return thei
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import NamedTuple
@@ -288,6 +287,9 @@ class ConvLayout(NamedTuple):
 def convolution(x: Value, w: Value, layout: ConvLayout, *, strides: Sequence[int], padding_low: Sequence[int],
                 padding_high: Sequence[int], lhs_dilation: Sequence[int], rhs_dilation: Sequence[int],
                 feature_group_count: int = 1, batch_group_count: int = 1) -> Value:
+    """A convolution; ungrouped ones without lhs dilation and with small windows become one
+    matmul on im2col patches (IREE's CPU convolutions on NCHW data are several times slower:
+    benchmarks/conv_forms.md)."""
     options = {"strides": strides, "padding_low": padding_low, "padding_high": padding_high,
                "lhs_dilation": lhs_dilation, "rhs_dilation": rhs_dilation}
     groups = feature_group_count
@@ -302,57 +304,57 @@ def convolution(x: Value, w: Value, layout: ConvLayout, *, strides: Sequence[int
 
 
 IM2COL_MAX_WINDOW = 27
+"""Largest window (product of kernel spatial sizes) lowered through im2col patches, which
+hold a copy of the input per window offset; larger ones stay convolutions."""
 
 
 def patches(x: Value, layout: ConvLayout, window: Sequence[int], *, strides: Sequence[int],
             padding_low: Sequence[int], padding_high: Sequence[int], rhs_dilation: Sequence[int],
             out_spatial: Sequence[int]) -> Value:
-    """im2col: x's padded windows as strided slices, stacked on a new last axis (one entry
-    per window offset, row-major), keeping x's other dims with spatial dims = output size."""
+    """im2col, channels last: [batch · output positions, window · in] (window offsets
+    row-major, then input channels). x is transposed to channels-last once, so each
+    window offset's strided slice copies contiguous runs of channels, and the window is
+    gathered one spatial dim at a time (last first): k + k copies for a k x k window
+    instead of k · k (IREE runs each copy as its own dispatch)."""
+    n = len(layout.input_spatial)
     sx = spec(x)
-    rank = sx.rank
-    low, high = [0] * rank, [0] * rank
-    for d, dim in enumerate(layout.input_spatial):
-        low[dim], high[dim] = padding_low[d], padding_high[d]
-    padded = pad(x, zeros(TensorSpec((), sx.dtype)), low, high, [0] * rank)
-    shape = spec(padded).shape
-    pieces = []
-    for offset in itertools.product(*(range(k) for k in window)):
-        start, limit, step = [0] * rank, list(shape), [1] * rank
-        for d, dim in enumerate(layout.input_spatial):
-            start[dim] = offset[d] * rhs_dilation[d]
-            limit[dim] = start[dim] + (out_spatial[d] - 1) * strides[d] + 1
-            step[dim] = strides[d]
-        piece = slice_(padded, start, limit, step)
-        pieces.append(reshape(piece, (*spec(piece).shape, 1)))
-    return concatenate(pieces, rank)
+    x = transpose(x, [layout.input_batch, *layout.input_spatial, layout.input_feature])
+    if any(padding_low) or any(padding_high):
+        x = pad(x, zeros(TensorSpec((), sx.dtype)), [0, *padding_low, 0], [0, *padding_high, 0], [0] * (n + 2))
+    # x: [batch, spatial..., window dims gathered so far..., in]
+    for d in reversed(range(n)):
+        shape = spec(x).shape
+        pieces = []
+        for k in range(window[d]):
+            start, limit, step = [0] * len(shape), list(shape), [1] * len(shape)
+            start[1 + d] = k * rhs_dilation[d]
+            limit[1 + d] = start[1 + d] + (out_spatial[d] - 1) * strides[d] + 1
+            step[1 + d] = strides[d]
+            piece = slice_(x, start, limit, step)
+            piece_shape = spec(piece).shape
+            pieces.append(reshape(piece, (*piece_shape[:n + 1], 1, *piece_shape[n + 1:])))
+        x = concatenate(pieces, n + 1)
+    shape = spec(x).shape  # [batch, out..., window..., in]
+    return reshape(x, (int(np.prod(shape[:n + 1])), int(np.prod(shape[n + 1:]))))
 
 
-def _im2col_conv(x: Value, w: Value, layout: ConvLayout, out_shape: Sequence[int], options: dict) -> Value:
-    """A convolution as patches · kernel: one dot_general and no convolution for IREE to
-    compile slowly (its CPU convolutions are 3-25x slower than XLA's; DESIGN section 1)."""
+def _patches_conv(x: Value, w: Value, layout: ConvLayout, out_shape: Sequence[int], options: dict) -> Value:
+    """A convolution as one matmul: channels-last im2col patches · kernel as [window · in, out]."""
     sw = spec(w)
-    n = len(layout.kernel_spatial)
+    n = len(layout.input_spatial)
     window = [sw.shape[d] for d in layout.kernel_spatial]
     out_spatial = [out_shape[d] for d in layout.output_spatial]
     p = patches(x, layout, window, strides=options["strides"], padding_low=options["padding_low"],
                 padding_high=options["padding_high"], rhs_dilation=options["rhs_dilation"], out_spatial=out_spatial)
-    # As one plain 2-D matmul (what IREE's CPU backend tiles best): patches as
-    # [batch · output positions, in · window] against the kernel as [out, in · window].
-    rank = spec(x).rank
-    rows = [layout.input_batch, *layout.input_spatial]
-    p = transpose(p, [*rows, layout.input_feature, rank])
-    ps = spec(p).shape
-    m, k = int(np.prod(ps[:len(rows)])), ps[-2] * ps[-1]
-    w2 = reshape(transpose(w, [layout.kernel_out, layout.kernel_in, *layout.kernel_spatial]),
-                 (sw.shape[layout.kernel_out], k))
-    y = dot_general(reshape(p, (m, k)), w2, ((), ()), ((1,), (1,)))  # [batch · positions, out]
-    y = reshape(y, (*ps[:len(rows)], sw.shape[layout.kernel_out]))  # [batch, spatial..., out]
-    order = [0] * rank
+    kernel = transpose(w, [*layout.kernel_spatial, layout.kernel_in, layout.kernel_out])
+    kernel = reshape(kernel, (spec(p).shape[1], sw.shape[layout.kernel_out]))
+    y = reshape(dot_general(p, kernel, ((), ()), ((1,), (0,))),
+                (out_shape[layout.output_batch], *out_spatial, out_shape[layout.output_feature]))
+    order = [0] * (n + 2)
     order[layout.output_batch] = 0
-    order[layout.output_feature] = rank - 1
-    for d in range(n):
-        order[layout.output_spatial[d]] = 1 + d
+    order[layout.output_feature] = n + 1
+    for d, dim in enumerate(layout.output_spatial):
+        order[dim] = 1 + d
     return transpose(y, order)
 
 
@@ -381,7 +383,7 @@ def _one_conv(x: Value, w: Value, layout: ConvLayout, feature_group_count: int, 
     window = [sw.shape[d] for d in layout.kernel_spatial]
     if (feature_group_count == 1 and batch_group_count == 1 and all(d == 1 for d in lhs_dilation)
             and int(np.prod(window)) <= IM2COL_MAX_WINDOW):
-        return _im2col_conv(x, w, layout, shape, options)
+        return _patches_conv(x, w, layout, shape, options)
     padding = np.array([[lo, hi] for lo, hi in zip(padding_low, padding_high, strict=True)], dtype=np.int64)
     padding_type = ir.RankedTensorType.get(list(padding.shape), ir.IntegerType.get_signless(64))
     return _one("stablehlo.convolution", sx.with_shape(shape), [x, w], {

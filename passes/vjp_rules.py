@@ -13,7 +13,6 @@ equal to the result. This matches JAX.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable, Sequence
 
@@ -153,15 +152,12 @@ def _dilate(size: int, dilation: int) -> int:
 
 
 def _conv_input_grad(op: Op, ct: Value) -> Value:
-    """The transposed convolution: ȳ (lhs-dilated by the strides) with the flipped kernel;
-    for ungrouped, undilated convolutions with small windows, col2im instead (ȳ·kernel
-    scattered back window offset by window offset with strided pads: no convolution)."""
+    """The transposed convolution: ȳ (lhs-dilated by the strides) with the flipped kernel.
+    (With stride 1 there is no dilation and the emitter's im2col form applies; a dilated ȳ
+    stays a convolution: benchmarks/conv_forms.md.)"""
     sx, sw = op.specs
     n, groups = sx.rank - 2, op["feature_group_count"]
     w = op.operands[1]
-    if (groups == 1 and all(d == 1 for d in op["lhs_dilation"]) and any(s > 1 for s in op["window_strides"])
-            and math.prod(sw.shape[2:]) <= sh.IM2COL_MAX_WINDOW):
-        return _col2im_input_grad(op, ct)  # (stride 1 needs no lhs dilation: the emitter's im2col applies)
     out_channels, in_per_group = sw.shape[0], sw.shape[1]
     if groups > 1:  # [O, I, ...] -> [O/G, G*I, ...]: each group's outputs become inputs
         spatial = sw.shape[2:]
@@ -184,34 +180,11 @@ def _conv_input_grad(op: Op, ct: Value) -> Value:
                           feature_group_count=groups)
 
 
-def _col2im_input_grad(op: Op, ct: Value) -> Value:
-    sx, sw = op.specs
-    n = sx.rank - 2
-    window, out_spatial = sw.shape[2:], op.result.shape[2:]
-    low_pad, high_pad = op["padding_low"], op["padding_high"]
-    strides, rhs_dilation = op["window_strides"], op["rhs_dilation"]
-    w3 = sh.reshape(op.operands[1], (sw.shape[0], sw.shape[1], math.prod(window)))
-    columns = sh.dot_general(ct, w3, ((), ()), ((1,), (0,)))  # [N, out..., C, K]
-    columns = sh.transpose(columns, (0, n + 1, *range(1, n + 1), n + 2))  # [N, C, out..., K]
-    padded = [d + lo + hi for d, lo, hi in zip(sx.shape[2:], low_pad, high_pad, strict=True)]
-    zero = sh.zeros(TensorSpec((), sx.dtype))
-    total = None
-    for k, offset in enumerate(itertools.product(*(range(w) for w in window))):
-        shape = sh.spec(columns).shape
-        piece = sh.reshape(sh.slice_(columns, [0] * (n + 2) + [k], [*shape[:-1], k + 1]), shape[:-1])
-        low = [0, 0, *(o * r for o, r in zip(offset, rhs_dilation, strict=True))]
-        high = [0, 0, *(p - (lo + (m - 1) * s + 1) for p, lo, m, s in
-                        zip(padded, low[2:], out_spatial, strides, strict=True))]
-        placed = sh.pad(piece, zero, low, high, [0, 0, *(s - 1 for s in strides)])
-        total = placed if total is None else sh.add(total, placed)
-    # Undo the forward padding (negative padding crops, positive padding zero-fills).
-    return sh.pad(total, zero, [0, 0, *(-lo for lo in low_pad)], [0, 0, *(-hi for hi in high_pad)], [0] * (n + 2))
-
-
 def _conv_kernel_grad(op: Op, ct: Value) -> Value:
     """A convolution of the input with ȳ in which the batch is the contracted feature; for
-    ungrouped, undilated convolutions with small windows, ȳ contracted with the input's
-    im2col patches instead (one dot_general, much faster in IREE)."""
+    ungrouped convolutions without lhs dilation and with small windows, the input's im2col
+    patches (the forward's, shared after CSE) contracted with ȳ instead, one partial sum per
+    example then summed (IREE runs a single long contraction with a tiny output on one thread)."""
     sx, sw = op.specs
     n, groups = sx.rank - 2, op["feature_group_count"]
     x = op.operands[0]
@@ -220,9 +193,16 @@ def _conv_kernel_grad(op: Op, ct: Value) -> Value:
         p = sh.patches(x, sh.ConvLayout.channels_first(n), window, strides=op["window_strides"],
                        padding_low=op["padding_low"], padding_high=op["padding_high"],
                        rhs_dilation=op["rhs_dilation"], out_spatial=op.result.shape[2:])
-        spatial = tuple(range(2, 2 + n))
-        grad = sh.dot_general(ct, p, ((), ()), ((0, *spatial), (0, *spatial)))  # [O, C, window]
-        return sh.reshape(grad, sw.shape)
+        batch, (rows, columns) = sx.shape[0], sh.spec(p).shape
+        per_example = (batch, rows // batch)
+        ct_rows = sh.reshape(sh.transpose(ct, (0, *range(2, 2 + n), 1)), (*per_example, sw.shape[0]))
+        if batch > 1:
+            partial = sh.dot_general(sh.reshape(p, (*per_example, columns)), ct_rows, ((0,), (0,)), ((1,), (1,)))
+            grad = sh.reduce(partial, 0, [0], "add")
+        else:
+            grad = sh.dot_general(p, sh.reshape(ct_rows, (rows, sw.shape[0])), ((), ()), ((0,), (0,)))
+        grad = sh.reshape(grad, (*window, sw.shape[1], sw.shape[0]))
+        return sh.transpose(grad, (n + 1, n, *range(n)))  # [window..., in, out] -> [out, in, window...]
     batch, channels = sx.shape[0], sx.shape[1]
     low, high = [], []
     for d in range(n):

@@ -86,7 +86,7 @@ def compile_stablehlo(text: str, target: Target, extra_flags: tuple[str, ...] = 
     Each of the target's optimization flag sets is tried in turn (the fastest first): IREE
     3.13 rejects some modules under its faster options.
     """
-    variants = target.optimization_flags()
+    variants = target.optimization_flags(text)
     for i, optimization in enumerate(variants):
         try:
             return _compile_once(text, target, (*optimization, *extra_flags))

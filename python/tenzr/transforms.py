@@ -19,12 +19,24 @@ import numpy as np
 
 from tenzr.cache import load_program
 from tenzr.compiler import lower_to_stablehlo
-from tenzr.core import (Array, Frame, ShapeDtype, Trace, asarray, context, current_trace, function_frame,
-                        spec_of_leaf, tracing)
+from tenzr.core import (
+    Array,
+    Frame,
+    ShapeDtype,
+    Trace,
+    asarray,
+    context,
+    current_trace,
+    function_frame,
+    spec_of_leaf,
+    tracing,
+)
+from tenzr.dialect.context import functions
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.functions import build_function, new_module
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.types import TensorSpec, numpy_dtype, spec_of_type
+from tenzr.passes.registry import parse_pipeline, run_pipeline
 from tenzr.passes.tenzr_grad import CUSTOM_VJP, differentiate
 from tenzr.pytree import TreeDef, flatten, unflatten
 from tenzr.runtime import Program
@@ -133,6 +145,24 @@ def _signature(leaf: Any) -> Any:
     return spec_of_leaf(leaf)
 
 
+def _lower_main(fn: Callable, args: tuple, target: Target) -> tuple[Traced, str]:
+    """Traces `fn(*args)` as `@main` and lowers it to StableHLO text. Only `@main` stays
+    public: IREE then inlines the rest and compiles no entry points nobody calls (less
+    code to generate), and functions left unused after differentiation are dropped."""
+    with context(), ir.Location.unknown():
+        trace = Trace(new_module(), {"main"})
+        with _phase("trace"):
+            traced = trace_into(trace, fn, args, "main")
+        traced.func.attributes["sym_name"] = ir.StringAttr.get("main")
+        for name, func in functions(trace.module).items():
+            if name != "main":
+                func.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        with _phase("lowering"):
+            run_pipeline(trace.module, parse_pipeline("builtin.module(symbol-dce)"), verify_each=False)
+            lower_to_stablehlo(trace.module, target)
+            return traced, str(trace.module)
+
+
 def compile_traceable(fn: Callable, args: tuple, target: Target, key: Any) -> Compiled:
     """Traces `fn(*args)` as `@main`, lowers it and loads it (through the compile cache)."""
     leaves, in_tree = flatten(args)
@@ -142,14 +172,7 @@ def compile_traceable(fn: Callable, args: tuple, target: Target, key: Any) -> Co
         return found
     specs = [spec_of_leaf(leaf) for leaf in leaves]
     _PHASES.clear()
-    with context(), ir.Location.unknown():
-        trace = Trace(new_module(), {"main"})
-        with _phase("trace"):
-            traced = trace_into(trace, fn, args, "main")
-        traced.func.attributes["sym_name"] = ir.StringAttr.get("main")
-        with _phase("lowering"):
-            lower_to_stablehlo(trace.module, target)
-            text = str(trace.module)
+    traced, text = _lower_main(fn, args, target)
     with _phase("iree"):
         program = load_program(text, target)
     timings = dict(_PHASES)
@@ -184,11 +207,7 @@ class Traceable:
 
     def lower(self, *args: Any) -> str:
         """The StableHLO module that calling with `args` compiles."""
-        with context(), ir.Location.unknown():
-            trace = Trace(new_module(), {"main"})
-            trace_into(trace, self.trace_call, args, "main").func.attributes["sym_name"] = ir.StringAttr.get("main")
-            lower_to_stablehlo(trace.module, self.target)
-            return str(trace.module)
+        return _lower_main(self.trace_call, args, self.target)[1]
 
 
 class jit(Traceable):  # JAX's name

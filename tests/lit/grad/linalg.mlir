@@ -33,7 +33,8 @@ func.func @matmul_batched(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tenso
 // Input cotangent: ybar lhs-dilated by the strides against the flipped kernel, whose
 // groups are regrouped [O, I] -> [O/G, G*I]. Kernel cotangent: the input (groups moved
 // into the feature dim) against ybar, with the batch contracted. The emitter splits each
-// grouped convolution into one per group, and turns undilated ones into im2col.
+// grouped convolution into one per group, and turns those without lhs dilation into
+// matmuls on im2col patches.
 // CHECK-LABEL: func.func @conv2d_vjp
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4x6x5xf32>, %[[W:.*]]: tensor<6x2x3x2xf32>, %[[YBAR:.*]]: tensor<2x6x3x5xf32>)
 // CHECK: %[[W1:.*]] = stablehlo.reshape %[[W]] : (tensor<6x2x3x2xf32>) -> tensor<2x3x2x3x2xf32>
@@ -44,7 +45,7 @@ func.func @matmul_batched(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tenso
 // CHECK: %[[K0:.*]] = stablehlo.slice %[[FLIP]] [0:3, 0:2, 0:3, 0:2]
 // CHECK: stablehlo.convolution(%[[G0]], %[[K0]]) dim_numbers = [b, f, 0, 1]x[i, o, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = {{\[\[}}1, 2], [1, 0]], lhs_dilate = [2, 1], rhs_dilate = [1, 1]}
 // CHECK: %[[DX:.*]] = stablehlo.concatenate %{{.*}}, %{{.*}}, dim = 1 : (tensor<2x2x6x5xf32>, tensor<2x2x6x5xf32>) -> tensor<2x4x6x5xf32>
-// CHECK: stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [1, 4] x [1, 2] : (tensor<2x2x3x2x15xf32>, tensor<3x2x15xf32>) -> tensor<2x3x2x3xf32>
+// CHECK: stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [1] x [0] : (tensor<12x30xf32>, tensor<30x3xf32>) -> tensor<12x3xf32>
 // CHECK: %[[DW:.*]] = stablehlo.concatenate %{{.*}}, %{{.*}}, dim = 0 : (tensor<3x2x3x2xf32>, tensor<3x2x3x2xf32>) -> tensor<6x2x3x2xf32>
 // CHECK: return %{{.*}}, %[[DX]], %[[DW]]
 func.func @conv2d(%x: tensor<2x4x6x5xf32>, %w: tensor<6x2x3x2xf32>) -> tensor<2x6x3x5xf32> {
@@ -52,17 +53,30 @@ func.func @conv2d(%x: tensor<2x4x6x5xf32>, %w: tensor<6x2x3x2xf32>) -> tensor<2x
   return %0 : tensor<2x6x3x5xf32>
 }
 
-// Without groups or dilation and with a small window, both cotangents are dot_generals:
-// the input's through the flipped kernel in im2col form, the kernel's as ybar contracted
-// with the input's patches over the batch and output positions.
+// Without groups or dilation and with a small window, both cotangents are matmuls: the
+// input's through the flipped kernel on ybar's im2col patches, the kernel's as the input's
+// patches contracted with ybar, one partial sum per example (a batch of one needs none).
 // CHECK-LABEL: func.func @conv1d_vjp
 // CHECK-SAME: (%[[X:.*]]: tensor<1x2x7xf32>, %[[W:.*]]: tensor<3x2x3xf32>, %[[YBAR:.*]]: tensor<1x3x5xf32>)
 // CHECK-NOT: stablehlo.convolution
 // CHECK: %[[FLIP:.*]] = stablehlo.reverse %[[W]], dims = [2]
-// CHECK: stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [1, 3] x [1, 2] : (tensor<1x3x7x3xf32>, tensor<2x3x3xf32>) -> tensor<1x7x2xf32>
-// CHECK: %[[DW:.*]] = stablehlo.dot_general %[[YBAR]], %{{.*}}, contracting_dims = [0, 2] x [0, 2] : (tensor<1x3x5xf32>, tensor<1x2x5x3xf32>) -> tensor<3x2x3xf32>
+// CHECK: stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [1] x [0] : (tensor<7x9xf32>, tensor<9x2xf32>) -> tensor<7x2xf32>
+// CHECK: %[[XT:.*]] = stablehlo.transpose %[[X]], dims = [0, 2, 1]
+// CHECK: stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [0] x [0] : (tensor<5x6xf32>, tensor<5x3xf32>) -> tensor<6x3xf32>
+// CHECK: %[[DW:.*]] = stablehlo.transpose %{{.*}}, dims = [2, 1, 0] : (tensor<3x2x3xf32>) -> tensor<3x2x3xf32>
 // CHECK: return %{{.*}}, %{{.*}}, %[[DW]]
 func.func @conv1d(%x: tensor<1x2x7xf32>, %w: tensor<3x2x3xf32>) -> tensor<1x3x5xf32> {
   %0 = "tenzr.convolution"(%x, %w) : (tensor<1x2x7xf32>, tensor<3x2x3xf32>) -> tensor<1x3x5xf32>
   return %0 : tensor<1x3x5xf32>
+}
+
+// With a batch, the kernel cotangent is one partial sum per example (a batched matmul over
+// each example's output positions), then summed: IREE runs one long contraction with a
+// tiny result on a single thread.
+// CHECK-LABEL: func.func @conv2d_batch_vjp
+// CHECK: %[[PARTIAL:.*]] = stablehlo.dot_general %{{.*}}, %{{.*}}, batching_dims = [0] x [0], contracting_dims = [1] x [1] : (tensor<4x9x18xf32>, tensor<4x9x5xf32>) -> tensor<4x18x5xf32>
+// CHECK: stablehlo.reduce(%[[PARTIAL]] init: %{{.*}}) applies stablehlo.add across dimensions = [0] : (tensor<4x18x5xf32>, tensor<f32>) -> tensor<18x5xf32>
+func.func @conv2d_batch(%x: tensor<4x2x5x5xf32>, %w: tensor<5x2x3x3xf32>) -> tensor<4x5x3x3xf32> {
+  %0 = "tenzr.convolution"(%x, %w) {window_strides = array<i64: 2, 2>, padding_low = array<i64: 1, 1>, padding_high = array<i64: 1, 1>} : (tensor<4x2x5x5xf32>, tensor<5x2x3x3xf32>) -> tensor<4x5x3x3xf32>
+  return %0 : tensor<4x5x3x3xf32>
 }

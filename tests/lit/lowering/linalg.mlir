@@ -36,20 +36,28 @@ func.func @matmul_broadcast_batch(%a: tensor<2x1x3x4xf32>, %b: tensor<5x4x2xf32>
 
 // Grouped convolutions with several channels per group become one convolution per group
 // (IREE's Vulkan backend computes the grouped form wrongly; depthwise ones stay whole).
-// Ungrouped, undilated convolutions with small windows become im2col: strided slices of
-// the padded input, stacked, and one dot_general (IREE's CPU convolutions are slow).
+// Ungrouped convolutions without lhs dilation and with small windows become one matmul on
+// channels-last im2col patches: the padded input's strided slices, gathered one spatial
+// dim at a time (IREE's CPU convolutions on NCHW data are slow).
 // CHECK-LABEL: func.func @conv2d
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4x6x5xf32>, %[[W:.*]]: tensor<6x2x3x2xf32>)
 // CHECK-NOT: stablehlo.convolution
 // CHECK: %[[X0:.*]] = stablehlo.slice %[[X]] [0:2, 0:2, 0:6, 0:5]
 // CHECK: %[[W0:.*]] = stablehlo.slice %[[W]] [0:3, 0:2, 0:3, 0:2]
-// CHECK: %[[XP:.*]] = stablehlo.pad %[[X0]], %{{.*}}, low = [0, 0, 1, 0], high = [0, 0, 1, 1], interior = [0, 0, 0, 0]
-// CHECK: stablehlo.slice %[[XP]] [0:2, 0:2, 0:5:2, 0:5]
-// CHECK: %[[P0:.*]] = stablehlo.concatenate {{.*}} dim = 4 : {{.*}} -> tensor<2x2x3x5x6xf32>
-// CHECK: %[[Y0:.*]] = stablehlo.dot_general %[[P0]], %{{.*}}, contracting_dims = [1, 4] x [1, 2] : (tensor<2x2x3x5x6xf32>, tensor<3x2x6xf32>) -> tensor<2x3x5x3xf32>
-// CHECK: %[[T0:.*]] = stablehlo.transpose %[[Y0]], dims = [0, 3, 1, 2] : (tensor<2x3x5x3xf32>) -> tensor<2x3x3x5xf32>
+// CHECK: %[[XT:.*]] = stablehlo.transpose %[[X0]], dims = [0, 2, 3, 1] : (tensor<2x2x6x5xf32>) -> tensor<2x6x5x2xf32>
+// CHECK: %[[XP:.*]] = stablehlo.pad %[[XT]], %{{.*}}, low = [0, 1, 0, 0], high = [0, 1, 1, 0], interior = [0, 0, 0, 0]
+// CHECK: stablehlo.slice %[[XP]] [0:2, 0:8, 1:6, 0:2]
+// CHECK: %[[PW:.*]] = stablehlo.concatenate {{.*}} dim = 3 : {{.*}} -> tensor<2x8x5x2x2xf32>
+// CHECK: stablehlo.slice %[[PW]] [0:2, 2:7:2, 0:5, 0:2, 0:2]
+// CHECK: %[[PHW:.*]] = stablehlo.concatenate {{.*}} dim = 3 : {{.*}} -> tensor<2x3x5x3x2x2xf32>
+// CHECK: %[[P:.*]] = stablehlo.reshape %[[PHW]] : (tensor<2x3x5x3x2x2xf32>) -> tensor<30x12xf32>
+// CHECK: %[[WT:.*]] = stablehlo.transpose %[[W0]], dims = [2, 3, 1, 0]
+// CHECK: %[[WM:.*]] = stablehlo.reshape %[[WT]] : (tensor<3x2x2x3xf32>) -> tensor<12x3xf32>
+// CHECK: %[[Y0:.*]] = stablehlo.dot_general %[[P]], %[[WM]], contracting_dims = [1] x [0] : (tensor<30x12xf32>, tensor<12x3xf32>) -> tensor<30x3xf32>
+// CHECK: %[[R0:.*]] = stablehlo.reshape %[[Y0]] : (tensor<30x3xf32>) -> tensor<2x3x5x3xf32>
+// CHECK: %[[T0:.*]] = stablehlo.transpose %[[R0]], dims = [0, 3, 1, 2] : (tensor<2x3x5x3xf32>) -> tensor<2x3x3x5xf32>
 // CHECK: %[[X1:.*]] = stablehlo.slice %[[X]] [0:2, 2:4, 0:6, 0:5]
-// CHECK: %[[T1:.*]] = stablehlo.transpose
+// CHECK: %[[T1:.*]] = stablehlo.transpose %{{.*}}, dims = [0, 3, 1, 2]
 // CHECK: stablehlo.concatenate %[[T0]], %[[T1]], dim = 1 : (tensor<2x3x3x5xf32>, tensor<2x3x3x5xf32>) -> tensor<2x6x3x5xf32>
 func.func @conv2d(%x: tensor<2x4x6x5xf32>, %w: tensor<6x2x3x2xf32>) -> tensor<2x6x3x5xf32> {
   %0 = "tenzr.convolution"(%x, %w) {window_strides = array<i64: 2, 1>, padding_low = array<i64: 1, 0>, padding_high = array<i64: 1, 1>, lhs_dilation = array<i64: 1, 1>, rhs_dilation = array<i64: 1, 1>, feature_group_count = 2} : (tensor<2x4x6x5xf32>, tensor<6x2x3x2xf32>) -> tensor<2x6x3x5xf32>
@@ -58,12 +66,18 @@ func.func @conv2d(%x: tensor<2x4x6x5xf32>, %w: tensor<6x2x3x2xf32>) -> tensor<2x
 
 // CHECK-LABEL: func.func @conv1d_defaults
 // CHECK-SAME: (%[[X:.*]]: tensor<1x2x7xf32>, %[[W:.*]]: tensor<3x2x3xf32>)
-// CHECK: %[[S0:.*]] = stablehlo.slice %[[X]] [0:1, 0:2, 0:5]
-// CHECK: %[[S1:.*]] = stablehlo.slice %[[X]] [0:1, 0:2, 1:6]
-// CHECK: %[[S2:.*]] = stablehlo.slice %[[X]] [0:1, 0:2, 2:7]
-// CHECK: %[[P:.*]] = stablehlo.concatenate %{{.*}}, %{{.*}}, %{{.*}}, dim = 3 : {{.*}} -> tensor<1x2x5x3xf32>
-// CHECK: %[[Y:.*]] = stablehlo.dot_general %[[P]], %[[W]], contracting_dims = [1, 3] x [1, 2] : (tensor<1x2x5x3xf32>, tensor<3x2x3xf32>) -> tensor<1x5x3xf32>
-// CHECK: stablehlo.transpose %[[Y]], dims = [0, 2, 1] : (tensor<1x5x3xf32>) -> tensor<1x3x5xf32>
+// CHECK-NOT: stablehlo.pad
+// CHECK: %[[XT:.*]] = stablehlo.transpose %[[X]], dims = [0, 2, 1] : (tensor<1x2x7xf32>) -> tensor<1x7x2xf32>
+// CHECK: stablehlo.slice %[[XT]] [0:1, 0:5, 0:2]
+// CHECK: stablehlo.slice %[[XT]] [0:1, 1:6, 0:2]
+// CHECK: stablehlo.slice %[[XT]] [0:1, 2:7, 0:2]
+// CHECK: %[[PS:.*]] = stablehlo.concatenate %{{.*}}, %{{.*}}, %{{.*}}, dim = 2 : {{.*}} -> tensor<1x5x3x2xf32>
+// CHECK: %[[P:.*]] = stablehlo.reshape %[[PS]] : (tensor<1x5x3x2xf32>) -> tensor<5x6xf32>
+// CHECK: %[[WT:.*]] = stablehlo.transpose %[[W]], dims = [2, 1, 0]
+// CHECK: %[[WM:.*]] = stablehlo.reshape %[[WT]] : (tensor<3x2x3xf32>) -> tensor<6x3xf32>
+// CHECK: %[[Y:.*]] = stablehlo.dot_general %[[P]], %[[WM]], contracting_dims = [1] x [0] : (tensor<5x6xf32>, tensor<6x3xf32>) -> tensor<5x3xf32>
+// CHECK: %[[YR:.*]] = stablehlo.reshape %[[Y]] : (tensor<5x3xf32>) -> tensor<1x5x3xf32>
+// CHECK: stablehlo.transpose %[[YR]], dims = [0, 2, 1] : (tensor<1x5x3xf32>) -> tensor<1x3x5xf32>
 func.func @conv1d_defaults(%x: tensor<1x2x7xf32>, %w: tensor<3x2x3xf32>) -> tensor<1x3x5xf32> {
   %0 = "tenzr.convolution"(%x, %w) : (tensor<1x2x7xf32>, tensor<3x2x3xf32>) -> tensor<1x3x5xf32>
   return %0 : tensor<1x3x5xf32>
