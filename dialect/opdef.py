@@ -215,6 +215,9 @@ class OpDef:
     """The result type is written by the user (reshape, convert, ...) and checked by `rule`."""
     open_attrs: bool = False
     """Accept attributes not declared here (custom_call)."""
+    elementwise: bool = False
+    """Each result element depends only on the operands' elements at the same (broadcast)
+    position: cheap to recompute (tenzr-grad rematerializes such ops)."""
 
     @property
     def name(self) -> str:

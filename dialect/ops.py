@@ -91,11 +91,12 @@ def unary_rule(kind: str):
 
 
 def _binary(mnemonic: str, summary: str, adjoint: str, kind: str = "numeric") -> OpDef:
-    return OpDef(mnemonic, summary, ("x", "y"), binary_rule(kind), adjoint=adjoint)
+    return OpDef(mnemonic, summary, ("x", "y"), binary_rule(kind), adjoint=adjoint, elementwise=True)
 
 
 def _unary(mnemonic: str, summary: str, adjoint: str, kind: str = "float", gradient: str = "rule") -> OpDef:
-    return OpDef(mnemonic, summary, ("x",), unary_rule(kind), adjoint=adjoint, gradient=gradient)
+    return OpDef(mnemonic, summary, ("x",), unary_rule(kind), adjoint=adjoint, gradient=gradient,
+                 elementwise=True)
 
 
 # --------------------------------------------------------------------------- constants
@@ -131,7 +132,7 @@ def _compare_rule(op: Op) -> TensorSpec:
 
 
 compare = OpDef("compare", "Elementwise comparison giving i1, broadcast.", ("x", "y"), _compare_rule,
-                attrs=(Attr("direction", Str(DIRECTIONS)),), gradient="none")
+                attrs=(Attr("direction", Str(DIRECTIONS)),), gradient="none", elementwise=True)
 
 
 def _select_rule(op: Op) -> TensorSpec:
@@ -143,7 +144,7 @@ def _select_rule(op: Op) -> TensorSpec:
 
 
 select = OpDef("select", "cond ? a : b, broadcast over all three.", ("cond", "a", "b"), _select_rule,
-               adjoint="ā = select(cond, ȳ, 0), b̄ = select(cond, 0, ȳ); cond gets none")
+               adjoint="ā = select(cond, ȳ, 0), b̄ = select(cond, 0, ȳ); cond gets none", elementwise=True)
 
 neg = _unary("neg", "-x.", "x̄ = -ȳ", kind="numeric")
 exp = _unary("exp", "e^x.", "x̄ = ȳ·out")
@@ -173,7 +174,7 @@ def _convert_rule(op: Op) -> TensorSpec:
 
 
 convert = OpDef("convert", "Converts the element type; the result type names the new one.", ("x",),
-                _convert_rule, given_result=True, adjoint="x̄ = convert(ȳ) back to x's type")
+                _convert_rule, given_result=True, adjoint="x̄ = convert(ȳ) back to x's type", elementwise=True)
 
 # --------------------------------------------------------------------------- linear algebra
 

@@ -233,6 +233,11 @@ def dynamic_update_slice(x: Value, update: Value, starts: Sequence[Value]) -> Va
     return _one("stablehlo.dynamic_update_slice", spec(x), [x, update, *starts])
 
 
+def optimization_barrier(*values: Value) -> list[Value]:
+    """The values, unchanged, but opaque to CSE and fusion across the barrier."""
+    return list(create("stablehlo.optimization_barrier", [spec(v) for v in values], values).results)
+
+
 # --------------------------------------------------------------------------- contractions
 
 

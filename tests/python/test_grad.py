@@ -122,6 +122,50 @@ def test_convert_cotangent_converts_back_exactly():
     np.testing.assert_array_equal(g, ct.astype(np.float32))
 
 
+def test_large_elementwise_values_are_recomputed_for_the_sweep():
+    """y = exp(sin(x) * a) + b·x over 256x256 values: value_and_grad and vjp read recomputed
+    copies (after an optimization barrier) and match the analytic derivative."""
+    src = """
+    func.func @f(%x: tensor<256x256xf64>, %a: tensor<f64>, %b: tensor<256x1xf64>) -> tensor<256x256xf64> {
+      %0 = "tenzr.sin"(%x) : (tensor<256x256xf64>) -> tensor<256x256xf64>
+      %1 = "tenzr.mul"(%0, %a) : (tensor<256x256xf64>, tensor<f64>) -> tensor<256x256xf64>
+      %2 = "tenzr.exp"(%1) : (tensor<256x256xf64>) -> tensor<256x256xf64>
+      %3 = "tenzr.mul"(%b, %x) : (tensor<256x1xf64>, tensor<256x256xf64>) -> tensor<256x256xf64>
+      %4 = "tenzr.add"(%2, %3) : (tensor<256x256xf64>, tensor<256x256xf64>) -> tensor<256x256xf64>
+      return %4 : tensor<256x256xf64>
+    }
+    func.func @g(%x: tensor<256x256xf64>, %a: tensor<f64>, %b: tensor<256x1xf64>) -> tensor<f64> {
+      %0 = func.call @f(%x, %a, %b) : (tensor<256x256xf64>, tensor<f64>, tensor<256x1xf64>) -> tensor<256x256xf64>
+      %1 = "tenzr.reduce_sum"(%0) : (tensor<256x256xf64>) -> tensor<f64>
+      return %1 : tensor<f64>
+    }
+    """
+    rng = np.random.default_rng(7)
+    x, a, b = rng.standard_normal((256, 256)), np.array(0.7), rng.standard_normal((256, 1))
+    ct = rng.standard_normal((256, 256))
+    inner = np.exp(np.sin(x) * a)
+    dx = inner * a * np.cos(x) + b  # d/dx, elementwise
+    barriers = []
+
+    def transform(module):
+        differentiate(module, "f", (), "vjp")
+        differentiate(module, "g", (), "value_and_grad")
+        barriers.extend(op for name in ("f_vjp", "g_value_and_grad")
+                        for op in body_ops(functions(module)[name]) if op.name == "stablehlo.optimization_barrier")
+
+    program = compile_module(src, transform)
+    assert len(barriers) == 2
+    y, gx, ga, gb = program("f_vjp", x, a, b, ct)
+    np.testing.assert_allclose(y, inner + b * x, rtol=1e-12)
+    np.testing.assert_allclose(gx, ct * dx, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(ga, np.sum(ct * inner * np.sin(x)), rtol=1e-10)
+    np.testing.assert_allclose(gb, np.sum(ct * x, axis=1, keepdims=True), rtol=1e-10)
+    value, gx, ga, gb = program("g_value_and_grad", x, a, b)
+    np.testing.assert_allclose(value, np.sum(inner + b * x), rtol=1e-12)
+    np.testing.assert_allclose(gx, dx, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(gb, np.sum(x, axis=1, keepdims=True), rtol=1e-10)
+
+
 def test_calls_are_differentiated_through():
     src = """
     func.func private @square(%x: tensor<2xf64>) -> tensor<2xf64> {
