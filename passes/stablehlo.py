@@ -7,6 +7,7 @@ would be no-ops (a reshape to the same shape, an identity transpose) return thei
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import NamedTuple
@@ -317,30 +318,41 @@ def patches(x: Value, layout: ConvLayout, window: Sequence[int], *, strides: Seq
             padding_low: Sequence[int], padding_high: Sequence[int], rhs_dilation: Sequence[int],
             out_spatial: Sequence[int]) -> Value:
     """im2col, channels last: [batch · output positions, window · in] (window offsets
-    row-major, then input channels). x is transposed to channels-last once, so each
-    window offset's strided slice copies contiguous runs of channels, and the window is
-    gathered one spatial dim at a time (last first): k + k copies for a k x k window
-    instead of k · k (IREE runs each copy as its own dispatch)."""
+    row-major, then input channels): x transposed to channels-last once and padded, one
+    strided slice per window offset, stacked elementwise (`stack`) so IREE builds the
+    patches in one fused loop."""
     n = len(layout.input_spatial)
     sx = spec(x)
     x = transpose(x, [layout.input_batch, *layout.input_spatial, layout.input_feature])
     if any(padding_low) or any(padding_high):
         x = pad(x, zeros(TensorSpec((), sx.dtype)), [0, *padding_low, 0], [0, *padding_high, 0], [0] * (n + 2))
-    # x: [batch, spatial..., window dims gathered so far..., in]
-    for d in reversed(range(n)):
-        shape = spec(x).shape
-        pieces = []
-        for k in range(window[d]):
-            start, limit, step = [0] * len(shape), list(shape), [1] * len(shape)
-            start[1 + d] = k * rhs_dilation[d]
+    shape = spec(x).shape
+    pieces = []
+    for offset in itertools.product(*(range(k) for k in window)):
+        start, limit, step = [0] * (n + 2), list(shape), [1] * (n + 2)
+        for d in range(n):
+            start[1 + d] = offset[d] * rhs_dilation[d]
             limit[1 + d] = start[1 + d] + (out_spatial[d] - 1) * strides[d] + 1
             step[1 + d] = strides[d]
-            piece = slice_(x, start, limit, step)
-            piece_shape = spec(piece).shape
-            pieces.append(reshape(piece, (*piece_shape[:n + 1], 1, *piece_shape[n + 1:])))
-        x = concatenate(pieces, n + 1)
-    shape = spec(x).shape  # [batch, out..., window..., in]
-    return reshape(x, (int(np.prod(shape[:n + 1])), int(np.prod(shape[n + 1:]))))
+        pieces.append(slice_(x, start, limit, step))
+    stacked = stack(pieces, n + 1)  # [batch, out..., window, in]
+    rows = int(np.prod(spec(stacked).shape[:n + 1]))
+    return reshape(stacked, (rows, spec(stacked).size // rows))
+
+
+def stack(xs: Sequence[Value], axis: int) -> Value:
+    """`xs` (of one shape) stacked along a new `axis`, as selects between broadcasts on
+    an iota: elementwise, so IREE fuses it, with its operands, into one loop (a
+    concatenate of slices becomes one copy dispatch per slice)."""
+    one = spec(xs[0])
+    shape = [*one.shape[:axis], len(xs), *one.shape[axis:]]
+    dims = [d for d in range(len(shape)) if d != axis]
+    index_spec = TensorSpec(tuple(shape), "i32")
+    position = iota(index_spec, axis)
+    stacked = broadcast_in_dim(xs[-1], shape, dims)
+    for k in range(len(xs) - 2, -1, -1):
+        stacked = select(compare(position, full(index_spec, k), "EQ"), broadcast_in_dim(xs[k], shape, dims), stacked)
+    return stacked
 
 
 def _patches_conv(x: Value, w: Value, layout: ConvLayout, out_shape: Sequence[int], options: dict) -> Value:

@@ -37,8 +37,9 @@ func.func @matmul_broadcast_batch(%a: tensor<2x1x3x4xf32>, %b: tensor<5x4x2xf32>
 // Grouped convolutions with several channels per group become one convolution per group
 // (IREE's Vulkan backend computes the grouped form wrongly; depthwise ones stay whole).
 // Ungrouped convolutions without lhs dilation and with small windows become one matmul on
-// channels-last im2col patches: the padded input's strided slices, gathered one spatial
-// dim at a time (IREE's CPU convolutions on NCHW data are slow).
+// channels-last im2col patches: one strided slice of the padded input per window offset,
+// stacked by selects on an iota, which IREE fuses into one loop (IREE's CPU convolutions
+// on NCHW data are slow, and a concatenate is one copy per slice).
 // CHECK-LABEL: func.func @conv2d
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4x6x5xf32>, %[[W:.*]]: tensor<6x2x3x2xf32>)
 // CHECK-NOT: stablehlo.convolution
@@ -46,11 +47,13 @@ func.func @matmul_broadcast_batch(%a: tensor<2x1x3x4xf32>, %b: tensor<5x4x2xf32>
 // CHECK: %[[W0:.*]] = stablehlo.slice %[[W]] [0:3, 0:2, 0:3, 0:2]
 // CHECK: %[[XT:.*]] = stablehlo.transpose %[[X0]], dims = [0, 2, 3, 1] : (tensor<2x2x6x5xf32>) -> tensor<2x6x5x2xf32>
 // CHECK: %[[XP:.*]] = stablehlo.pad %[[XT]], %{{.*}}, low = [0, 1, 0, 0], high = [0, 1, 1, 0], interior = [0, 0, 0, 0]
-// CHECK: stablehlo.slice %[[XP]] [0:2, 0:8, 1:6, 0:2]
-// CHECK: %[[PW:.*]] = stablehlo.concatenate {{.*}} dim = 3 : {{.*}} -> tensor<2x8x5x2x2xf32>
-// CHECK: stablehlo.slice %[[PW]] [0:2, 2:7:2, 0:5, 0:2, 0:2]
-// CHECK: %[[PHW:.*]] = stablehlo.concatenate {{.*}} dim = 3 : {{.*}} -> tensor<2x3x5x3x2x2xf32>
-// CHECK: %[[P:.*]] = stablehlo.reshape %[[PHW]] : (tensor<2x3x5x3x2x2xf32>) -> tensor<30x12xf32>
+// CHECK: stablehlo.slice %[[XP]] [0:2, 0:5:2, 0:5, 0:2]
+// CHECK: %[[LAST:.*]] = stablehlo.slice %[[XP]] [0:2, 2:7:2, 1:6, 0:2]
+// CHECK: %[[AT:.*]] = stablehlo.iota dim = 3 : tensor<2x3x5x6x2xi32>
+// CHECK: stablehlo.broadcast_in_dim %[[LAST]], dims = [0, 1, 2, 4] : (tensor<2x3x5x2xf32>) -> tensor<2x3x5x6x2xf32>
+// CHECK: stablehlo.compare EQ, %[[AT]]
+// CHECK-COUNT-5: stablehlo.select
+// CHECK: %[[P:.*]] = stablehlo.reshape %{{.*}} : (tensor<2x3x5x6x2xf32>) -> tensor<30x12xf32>
 // CHECK: %[[WT:.*]] = stablehlo.transpose %[[W0]], dims = [2, 3, 1, 0]
 // CHECK: %[[WM:.*]] = stablehlo.reshape %[[WT]] : (tensor<3x2x2x3xf32>) -> tensor<12x3xf32>
 // CHECK: %[[Y0:.*]] = stablehlo.dot_general %[[P]], %[[WM]], contracting_dims = [1] x [0] : (tensor<30x12xf32>, tensor<12x3xf32>) -> tensor<30x3xf32>
@@ -68,10 +71,17 @@ func.func @conv2d(%x: tensor<2x4x6x5xf32>, %w: tensor<6x2x3x2xf32>) -> tensor<2x
 // CHECK-SAME: (%[[X:.*]]: tensor<1x2x7xf32>, %[[W:.*]]: tensor<3x2x3xf32>)
 // CHECK-NOT: stablehlo.pad
 // CHECK: %[[XT:.*]] = stablehlo.transpose %[[X]], dims = [0, 2, 1] : (tensor<1x2x7xf32>) -> tensor<1x7x2xf32>
-// CHECK: stablehlo.slice %[[XT]] [0:1, 0:5, 0:2]
-// CHECK: stablehlo.slice %[[XT]] [0:1, 1:6, 0:2]
-// CHECK: stablehlo.slice %[[XT]] [0:1, 2:7, 0:2]
-// CHECK: %[[PS:.*]] = stablehlo.concatenate %{{.*}}, %{{.*}}, %{{.*}}, dim = 2 : {{.*}} -> tensor<1x5x3x2xf32>
+// CHECK: %[[S0:.*]] = stablehlo.slice %[[XT]] [0:1, 0:5, 0:2]
+// CHECK: %[[S1:.*]] = stablehlo.slice %[[XT]] [0:1, 1:6, 0:2]
+// CHECK: %[[S2:.*]] = stablehlo.slice %[[XT]] [0:1, 2:7, 0:2]
+// CHECK: %[[AT:.*]] = stablehlo.iota dim = 2 : tensor<1x5x3x2xi32>
+// CHECK: %[[B2:.*]] = stablehlo.broadcast_in_dim %[[S2]], dims = [0, 1, 3]
+// CHECK: %[[IS1:.*]] = stablehlo.compare EQ, %[[AT]], %{{.*}}
+// CHECK: %[[B1:.*]] = stablehlo.broadcast_in_dim %[[S1]], dims = [0, 1, 3]
+// CHECK: %[[U1:.*]] = stablehlo.select %[[IS1]], %[[B1]], %[[B2]]
+// CHECK: %[[IS0:.*]] = stablehlo.compare EQ, %[[AT]], %{{.*}}
+// CHECK: %[[B0:.*]] = stablehlo.broadcast_in_dim %[[S0]], dims = [0, 1, 3]
+// CHECK: %[[PS:.*]] = stablehlo.select %[[IS0]], %[[B0]], %[[U1]] : tensor<1x5x3x2xi1>, tensor<1x5x3x2xf32>
 // CHECK: %[[P:.*]] = stablehlo.reshape %[[PS]] : (tensor<1x5x3x2xf32>) -> tensor<5x6xf32>
 // CHECK: %[[WT:.*]] = stablehlo.transpose %[[W]], dims = [2, 1, 0]
 // CHECK: %[[WM:.*]] = stablehlo.reshape %[[WT]] : (tensor<3x2x3xf32>) -> tensor<6x3xf32>
