@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 
 from tenzr.dialect.diagnostics import TenzrError
@@ -37,18 +39,26 @@ class Target:
     def optimization_flags(self, module_text: str = "") -> tuple[tuple[str, ...], ...]:
         """Optimization flag sets to try, fastest first (measured in benchmarks/): on CPU,
         aggressive fusion with data-tiled matmuls, else aggressive fusion alone, else none.
-        Data tiling makes IREE's convolutions about 2.7x slower, so a module with one skips it."""
+
+        Data tiling packs every matmul operand into tiles: it pays for real matmuls (the MLP
+        step 3.1 -> 2.5 ms) but not for small ones (the GMM's 10x10 batched products:
+        1.27 -> 1.97 ms), and makes convolutions about 2.7x slower; so it is used only when
+        the module has a matmul with all of M, N, K >= 32 and no convolution."""
         if self.name == "cpu":
             fusion = "--iree-dispatch-creation-enable-aggressive-fusion"
-            if "stablehlo.convolution" in module_text:
+            if "stablehlo.convolution" in module_text or not _has_large_matmul(module_text):
                 return ((fusion,), ())
             return ((fusion, "--iree-dispatch-creation-data-tiling"), (fusion,), ())
         return ((),)
 
     def compiler_flags(self) -> tuple[str, ...]:
+        """IREE flags selecting this target. On CPU, compile-time evaluation of constant
+        expressions is off: it JIT-compiles them, costing about 0.3 s of a 2.9 s MLP gradient
+        compile, and gained nothing at run time on the benchmarks."""
         if self.name == "cpu":
             flags = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
-                     f"--iree-llvmcpu-target-cpu={self.cpu}", "--iree-input-demote-f64-to-f32=false"]
+                     f"--iree-llvmcpu-target-cpu={self.cpu}", "--iree-input-demote-f64-to-f32=false",
+                     "--iree-opt-const-eval=false"]
             if self.cpu_features:
                 flags.append(f"--iree-llvmcpu-target-cpu-features={self.cpu_features}")
             return tuple(flags)
@@ -58,6 +68,26 @@ class Target:
                 flags.append(f"--iree-vulkan-target={self.vulkan_target}")
             return tuple(flags)
         return ("--iree-hal-target-device=cuda", f"--iree-cuda-target={self.cuda_arch}")
+
+
+_DOT_GENERAL = re.compile(
+    r"stablehlo\.dot_general [^:\n]*?(?:batching_dims = \[([\d, ]*)\] x \[[\d, ]*\], )?"
+    r"contracting_dims = \[([\d, ]*)\] x \[[\d, ]*\][^:\n]*: "
+    r"\(tensor<([\dx]*?)x?[a-z]+\d*>, tensor<([\dx]*?)x?[a-z]+\d*>\)")
+
+
+def _has_large_matmul(module_text: str, smallest: int = 32) -> bool:
+    """Whether some dot_general in the StableHLO text has M, N and K all >= `smallest`."""
+    for batch, contracting, lhs, rhs in _DOT_GENERAL.findall(module_text):
+        lhs_dims = [int(d) for d in lhs.split("x") if d]
+        rhs_size = math.prod(int(d) for d in rhs.split("x") if d)
+        batch_size = math.prod(lhs_dims[int(i)] for i in batch.split(",") if i.strip())
+        k = math.prod(lhs_dims[int(i)] for i in contracting.split(",") if i.strip())
+        m = math.prod(lhs_dims) // max(batch_size * k, 1)
+        n = rhs_size // max(batch_size * k, 1)
+        if min(m, n, k) >= smallest:
+            return True
+    return False
 
 
 def as_target(target: str | Target) -> Target:
