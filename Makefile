@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint lit pytest gpu-check fuzz bench clean
+.PHONY: demo test lint lit pytest gpu-check gpu-bundle fuzz bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,12 @@ fuzz: $(STAMP)
 # On a machine with a CUDA GPU: every op and every VJP run on CUDA, with a summary.
 gpu-check: $(STAMP)
 	$(BIN)/python -m pytest -q -rs tests/python/test_targets_cuda.py
+
+# A GPU machine without network or an IREE compiler: record the CUDA checks here, run
+# `python3 tests/python/cuda_run_bundle.py build/gpu-bundle out.npz` there (NumPy and IREE's
+# runtime only), then judge here: `python tests/python/cuda_replay.py check build/gpu-bundle out.npz`.
+gpu-bundle: $(STAMP)
+	$(BIN)/python tests/python/cuda_replay.py record build/gpu-bundle
 
 clean:
 	rm -rf $(VENV) build *.egg-info tests/lit/Output

@@ -67,7 +67,10 @@ class Target:
             if self.vulkan_target:
                 flags.append(f"--iree-vulkan-target={self.vulkan_target}")
             return tuple(flags)
-        return ("--iree-hal-target-device=cuda", f"--iree-cuda-target={self.cuda_arch}")
+        # IREE demotes float64 to float32 by default, silently (seen on an H200: every
+        # float64 argument was rejected as "expected f32").
+        return ("--iree-hal-target-device=cuda", f"--iree-cuda-target={self.cuda_arch}",
+                "--iree-input-demote-f64-to-f32=false")
 
 
 _DOT_GENERAL = re.compile(

@@ -56,6 +56,12 @@ def as_f64(a: np.ndarray) -> np.ndarray:
 def compile_rows(rows: Sequence[Row], *, grad: bool, target: Target | None = None, float64: bool = True) -> Program:
     """One module holding `@rN` for each row, and `@rN_vjp` when `grad` (then in float64,
     unless `float64` is False)."""
+    target = target or Target()
+    return Program(compile_rows_vmfb(rows, grad=grad, target=target, float64=float64), target)
+
+
+def compile_rows_vmfb(rows: Sequence[Row], *, grad: bool, target: Target, float64: bool = True) -> bytes:
+    """`compile_rows`' compiled module, not loaded (it compiles for any target here)."""
     with make_context():
         module = new_module()
         for i, row in enumerate(rows):
@@ -63,10 +69,9 @@ def compile_rows(rows: Sequence[Row], *, grad: bool, target: Target | None = Non
             build_function(module, f"r{i}", [spec_of_array(a) for a in inputs], row.build)
             if grad:
                 differentiate(module, f"r{i}", row.wrt, "vjp")
-        target = target or Target()
         lower_to_stablehlo(module, target)
         text = str(module)
-    return Program(compile_stablehlo(text, target), target)
+    return compile_stablehlo(text, target)
 
 
 def check_forward(program: Program, index: int, row: Row) -> None:

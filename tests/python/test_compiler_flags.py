@@ -34,3 +34,9 @@ def test_fallbacks_end_with_no_optimization_flags():
     for text in ("", "stablehlo.convolution"):
         assert Target().optimization_flags(text)[-1] == ()
     assert Target("vulkan").optimization_flags("") == ((),)
+
+
+def test_cuda_keeps_float64():
+    # IREE demotes float64 to float32 unless told not to (found running the op table on an H200)
+    assert "--iree-input-demote-f64-to-f32=false" in Target("cuda").compiler_flags()
+    assert "--iree-input-demote-f64-to-f32=false" in Target("cpu").compiler_flags()

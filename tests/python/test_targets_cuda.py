@@ -1,45 +1,32 @@
 """CUDA: every op and every gradient compiles for CUDA here; with a GPU (`make gpu-check`)
-they also run, the forward values against NumPy and the VJPs against finite differences."""
+they also run, the forward values against NumPy and the VJPs against finite differences.
+On a GPU machine that cannot install Tenzr, cuda_replay.py runs the same checks from a
+recorded bundle (`make gpu-bundle`)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from harness import check_forward, check_vjp, compile_rows, rng_for, spec_of_array
+from harness import check_forward, check_vjp, compile_rows, compile_rows_vmfb, rng_for
 from op_table import GRAD_ROWS, ROWS
 
 import tenzr as tz
-from tenzr.compiler import compile_stablehlo, lower_to_stablehlo
-from tenzr.dialect import make_context
-from tenzr.dialect.functions import build_function, new_module
-from tenzr.passes.tenzr_grad import differentiate
 from tenzr.runtime import device_available
 from tenzr.targets import Target
 
-
-def _cuda_compile(rows, grad: bool) -> bytes:
-    target = Target("cuda")
-    with make_context():
-        module = new_module()
-        for i, row in enumerate(rows):
-            build_function(module, f"r{i}", [spec_of_array(a) for a in row.inputs], row.build)
-            if grad:
-                differentiate(module, f"r{i}", row.wrt, "vjp")
-        lower_to_stablehlo(module, target)
-        return compile_stablehlo(str(module), target)
+CUDA = Target("cuda")
 
 
 def test_every_op_compiles_for_cuda():
-    assert len(_cuda_compile(ROWS, grad=False)) > 0
+    assert len(compile_rows_vmfb(ROWS, grad=False, target=CUDA)) > 0
 
 
-def test_every_gradient_compiles_for_cuda():
-    assert len(_cuda_compile(GRAD_ROWS, grad=True)) > 0
+def test_every_gradient_compiles_for_cuda_in_float64():
+    assert len(compile_rows_vmfb(GRAD_ROWS, grad=True, target=CUDA)) > 0
 
 
 # --------------------------------------------------------------------------- CUDA (needs a GPU)
 
-CUDA = Target("cuda")
 needs_cuda = pytest.mark.skipif(not device_available("cuda"), reason="no CUDA device (run `make gpu-check` on a GPU)")
 
 
