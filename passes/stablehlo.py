@@ -454,6 +454,13 @@ def reduce(x: Value, init: float | int | bool, dims: Sequence[int], combiner: st
         *rest, last = sorted(dims)
         return reduce(reduce(x, init, [last], combiner), init, rest, combiner)
     (dim,) = dims
+    owner = x.owner
+    if (combiner == "add" and init == 0 and isinstance(owner, (ir.Operation, ir.OpView))
+            and owner.name == "stablehlo.negate"):
+        # -sum(x), not sum(-x): IREE 3.13 folds the negation into the accumulator as a
+        # subtraction, which its GPU backends cannot split ("failed to get neutral element
+        # for reduction"; every layer-norm gradient failed to compile for CUDA).
+        return negate(reduce(owner.operands[0], init, dims, combiner))
     if combiner == "add" and s.is_float and s.shape[dim] >= SPLIT_SUM_AT:
         return _split_sum(x, dim, init)
     out = s.with_shape(n for d, n in enumerate(s.shape) if d not in dims)

@@ -11,6 +11,7 @@ from harness import check_forward, check_vjp, compile_rows, compile_rows_vmfb, r
 from op_table import GRAD_ROWS, ROWS
 
 import tenzr as tz
+from tenzr.compiler import compile_stablehlo
 from tenzr.runtime import device_available
 from tenzr.targets import Target
 
@@ -66,3 +67,15 @@ def test_training_step_on_cuda_matches_cpu():
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5)
     for k in params:
         np.testing.assert_allclose(got[1][k], want[1][k], rtol=1e-4, atol=1e-6)
+
+
+def test_layer_norm_gradient_compiles_for_cuda():
+    # sum(-x) used to reach IREE, which folds the negation into a subtracting accumulator
+    # that its GPU backends cannot split ("failed to get neutral element for reduction").
+    x = rng_for("cuda-layer-norm").standard_normal((4, 8, 32)).astype(np.float32)
+
+    def loss(x):
+        centered = x - x.mean(axis=-1, keepdims=True)
+        return (centered / tz.sqrt((centered * centered).mean(axis=-1, keepdims=True) + 1e-5)).sum()
+
+    assert len(compile_stablehlo(tz.jit(tz.value_and_grad(loss), target=CUDA).lower(x), CUDA)) > 0
