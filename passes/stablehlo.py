@@ -442,7 +442,8 @@ COMBINERS: dict[str, Combiner] = {
 def reduce(x: Value, init: float | int | bool, dims: Sequence[int], combiner: str) -> Value:
     """Reduces `x` over `dims` with one of COMBINERS, starting from `init`.
 
-    Several dims are reduced one at a time, innermost first: IREE 3.13 fails to compile
+    Several dims are reduced one at a time, innermost first (merging adjacent ones with a
+    reshape made a [8, 128, 1024] bias gradient 0.34 -> 2.0 ms): IREE 3.13 fails to compile
     `sum(x * broadcast(c))` over two dims at once ("'vector.contract' op invalid
     accumulator/result vector shape"), and the innermost-first order is faster and more
     accurate on CPU than one fused multi-dim reduce.
@@ -450,10 +451,6 @@ def reduce(x: Value, init: float | int | bool, dims: Sequence[int], combiner: st
     s = spec(x)
     if not dims:
         return x
-    if len(dims) > 1:
-        *rest, last = sorted(dims)
-        return reduce(reduce(x, init, [last], combiner), init, rest, combiner)
-    (dim,) = dims
     owner = x.owner
     if (combiner == "add" and init == 0 and isinstance(owner, (ir.Operation, ir.OpView))
             and owner.name == "stablehlo.negate"):
@@ -461,6 +458,10 @@ def reduce(x: Value, init: float | int | bool, dims: Sequence[int], combiner: st
         # subtraction, which its GPU backends cannot split ("failed to get neutral element
         # for reduction"; every layer-norm gradient failed to compile for CUDA).
         return negate(reduce(owner.operands[0], init, dims, combiner))
+    if len(dims) > 1:
+        *rest, last = sorted(dims)
+        return reduce(reduce(x, init, [last], combiner), init, rest, combiner)
+    (dim,) = dims
     if combiner == "add" and s.is_float and s.shape[dim] >= SPLIT_SUM_AT:
         return _split_sum(x, dim, init)
     out = s.with_shape(n for d, n in enumerate(s.shape) if d not in dims)
