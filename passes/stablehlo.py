@@ -8,6 +8,7 @@ would be no-ops (a reshape to the same shape, an identity transpose) return thei
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import NamedTuple
@@ -314,6 +315,15 @@ IM2COL_MAX_WINDOW = 27
 hold a copy of the input per window offset; larger ones stay convolutions."""
 
 
+def uses_patches(window: Sequence[int], feature_group_count: int, lhs_dilation: Sequence[int],
+                 batch_group_count: int = 1) -> bool:
+    """Whether a convolution is lowered through im2col `patches`: ungrouped, without lhs
+    dilation, window of at most IM2COL_MAX_WINDOW taps. (The kernel cotangent asks too, so
+    it shares the forward's patches.)"""
+    return (feature_group_count == 1 and batch_group_count == 1 and all(d == 1 for d in lhs_dilation)
+            and math.prod(window) <= IM2COL_MAX_WINDOW)
+
+
 def patches(x: Value, layout: ConvLayout, window: Sequence[int], *, strides: Sequence[int],
             padding_low: Sequence[int], padding_high: Sequence[int], rhs_dilation: Sequence[int],
             out_spatial: Sequence[int]) -> Value:
@@ -397,9 +407,8 @@ def _one_conv(x: Value, w: Value, layout: ConvLayout, feature_group_count: int, 
         shape[layout.output_spatial[d]] = max(size - window, -1) // strides[d] + 1
     if sx.size == 0 or sw.size == 0:
         return zeros(sx.with_shape(shape))  # empty windows sum to zero (and IREE cannot compile them)
-    window = [sw.shape[d] for d in layout.kernel_spatial]
-    if (feature_group_count == 1 and batch_group_count == 1 and all(d == 1 for d in lhs_dilation)
-            and int(np.prod(window)) <= IM2COL_MAX_WINDOW):
+    if uses_patches([sw.shape[d] for d in layout.kernel_spatial], feature_group_count, lhs_dilation,
+                    batch_group_count):
         return _patches_conv(x, w, layout, shape, options)
     padding = np.array([[lo, hi] for lo, hi in zip(padding_low, padding_high, strict=True)], dtype=np.int64)
     padding_type = ir.RankedTensorType.get(list(padding.shape), ir.IntegerType.get_signless(64))

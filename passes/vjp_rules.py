@@ -13,7 +13,6 @@ equal to the result. This matches JAX.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 from tenzr.dialect.diagnostics import TenzrError
@@ -189,7 +188,7 @@ def _conv_kernel_grad(op: Op, ct: Value) -> Value:
     n, groups = sx.rank - 2, op["feature_group_count"]
     x = op.operands[0]
     window = sw.shape[2:]
-    if groups == 1 and all(d == 1 for d in op["lhs_dilation"]) and math.prod(window) <= sh.IM2COL_MAX_WINDOW:
+    if sh.uses_patches(window, groups, op["lhs_dilation"]):
         p = sh.patches(x, sh.ConvLayout.channels_first(n), window, strides=op["window_strides"],
                        padding_low=op["padding_low"], padding_high=op["padding_high"],
                        rhs_dilation=op["rhs_dilation"], out_spatial=op.result.shape[2:])
