@@ -145,6 +145,11 @@ def _signature(leaf: Any) -> Any:
     return spec_of_leaf(leaf)
 
 
+def _cache_key(key: Any, leaves: list, in_tree: TreeDef, target: Target) -> tuple:
+    """The `_COMPILED` key of a traceable called with these flattened arguments."""
+    return key, in_tree, tuple(_signature(leaf) for leaf in leaves), target
+
+
 def _lower_main(fn: Callable, args: tuple, target: Target) -> tuple[Traced, str]:
     """Traces `fn(*args)` as `@main` and lowers it to StableHLO text. Only `@main` stays
     public: IREE then inlines the rest and compiles no entry points nobody calls (less
@@ -166,7 +171,7 @@ def _lower_main(fn: Callable, args: tuple, target: Target) -> tuple[Traced, str]
 def compile_traceable(fn: Callable, args: tuple, target: Target, key: Any) -> Compiled:
     """Traces `fn(*args)` as `@main`, lowers it and loads it (through the compile cache)."""
     leaves, in_tree = flatten(args)
-    cache_key = (key, in_tree, tuple(_signature(leaf) for leaf in leaves), target)
+    cache_key = _cache_key(key, leaves, in_tree, target)
     found = _COMPILED.get(cache_key)
     if found is not None:
         return found
@@ -197,7 +202,7 @@ class Traceable:
         leaves, in_tree = flatten(args)
         if current_trace() is not None or any(isinstance(leaf, Array) for leaf in leaves):
             return self.trace_call(*args)
-        found = _COMPILED.get((self.cache_key(), in_tree, tuple(_signature(leaf) for leaf in leaves), self.target))
+        found = _COMPILED.get(_cache_key(self.cache_key(), leaves, in_tree, self.target))
         return (found or self.compiled(*args))(leaves)
 
     def compiled(self, *args: Any) -> Compiled:
