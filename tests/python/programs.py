@@ -202,11 +202,16 @@ def _shape_op(draw, pool, i):
     return None
 
 
+def _axis(draw, shape: tuple[int, ...]) -> int | None:
+    """An axis of `shape`, drawn; None for a rank-0 shape."""
+    return draw(st.integers(0, len(shape) - 1)) if shape else None
+
+
 def _index(draw, pool, i):
     shape = pool[i]
-    if not shape:
+    axis = _axis(draw, shape)
+    if axis is None:
         return None
-    axis = draw(st.integers(0, len(shape) - 1))
     n = shape[axis]
     if draw(st.booleans()):
         idx = np.array(draw(st.lists(st.integers(-n, n - 1), min_size=1, max_size=4)), np.int64)
@@ -284,9 +289,9 @@ def _conv(draw, pool, i):
 
 def _sort(draw, pool, i):
     shape = pool[i]
-    if not shape:
+    axis = _axis(draw, shape)
+    if axis is None:
         return None
-    axis = draw(st.integers(0, len(shape) - 1))
     descending = draw(st.booleans())
 
     def ref(a):
@@ -299,9 +304,9 @@ def _sort(draw, pool, i):
 
 def _scatter(draw, pool, i):
     shape = pool[i]
-    if not shape:
+    axis = _axis(draw, shape)
+    if axis is None:
         return None
-    axis = draw(st.integers(0, len(shape) - 1))
     n = shape[axis]
     k = draw(st.integers(1, 3))
     upd_shape = tuple(k if d == axis else m for d, m in enumerate(shape))
