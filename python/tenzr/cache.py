@@ -19,7 +19,7 @@ from iree.compiler.version import VERSION as IREE_VERSION
 from tenzr import __version__
 from tenzr.compiler import compile_stablehlo
 from tenzr.runtime import Program
-from tenzr.targets import Target
+from tenzr.targets import Target, host_cpu_flags
 
 CACHE_ENV = "TENZR_CACHE_DIR"
 
@@ -34,8 +34,12 @@ def cache_dir() -> Path | None:
 
 
 def cache_key(text: str, target: Target, flags: tuple[str, ...]) -> str:
+    """Code for the `host` CPU only runs on a CPU like this one (a cache directory shared by
+    different machines must not hand one's code to the other), so the host's CPU is part of
+    the key."""
     h = hashlib.sha256()
-    for part in (__version__, IREE_VERSION, repr(target), *target.compiler_flags(), *flags, text):
+    host = host_cpu_flags() if target.name == "cpu" and target.cpu == "host" else ""
+    for part in (__version__, IREE_VERSION, repr(target), host, *target.compiler_flags(), *flags, text):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()

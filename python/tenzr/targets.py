@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import math
+import platform
 import re
 from dataclasses import dataclass
 
@@ -43,13 +45,30 @@ class Target:
         Data tiling packs every matmul operand into tiles: it pays for real matmuls (the MLP
         step 3.1 -> 2.5 ms) but not for small ones (the GMM's 10x10 batched products:
         1.27 -> 1.97 ms), and makes convolutions about 2.7x slower; so it is used only when
-        the module has a matmul with all of M, N, K >= 32 and no convolution."""
+        the module has a matmul with all of M, N, K >= 32 and no convolution.
+
+        Unless the CPU is known to have AVX-512 (where IREE's default was measured, Zen 4),
+        data tiling comes with IREE's packing microkernels (`ukernels=all`): on Zen 3 (AVX2)
+        IREE 3.13 fails to compile data-tiled modules whose packing fuses with elementwise
+        work ("operations with large vector sizes"), which cost a failed compile and then
+        untiled matmuls at half speed; with the microkernels the transformer step went
+        65 -> 46-51 ms and the MLP's compile lost its failed first attempt (~1.3 s)."""
         if self.name == "cpu":
             fusion = "--iree-dispatch-creation-enable-aggressive-fusion"
             if "stablehlo.convolution" in module_text or not _has_large_matmul(module_text):
                 return ((fusion,), ())
-            return ((fusion, "--iree-dispatch-creation-data-tiling"), (fusion,), ())
+            tiling = ("--iree-dispatch-creation-data-tiling",)
+            if not self.has_avx512():
+                tiling += ("--iree-llvmcpu-enable-ukernels=all",)
+            return ((fusion, *tiling), (fusion,), ())
         return ((),)
+
+    def has_avx512(self) -> bool:
+        """Whether the CPU compiled for is known to have AVX-512: `+avx512f` in `cpu_features`,
+        or, for `host`, in this machine's /proc/cpuinfo flags."""
+        if self.cpu_features:
+            return "+avx512f" in self.cpu_features.split(",")
+        return self.cpu == "host" and "avx512f" in host_cpu_flags().split()
 
     def compiler_flags(self) -> tuple[str, ...]:
         """IREE flags selecting this target. On CPU, compile-time evaluation of constant
@@ -91,6 +110,18 @@ def _has_large_matmul(module_text: str, smallest: int = 32) -> bool:
         if min(m, n, k) >= smallest:
             return True
     return False
+
+
+@functools.cache
+def host_cpu_flags() -> str:
+    """This machine's CPU model and feature flags (from /proc/cpuinfo where there is one):
+    code compiled for `host` is only valid where these match."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            lines = [line for line in info if line.startswith(("model name", "flags"))]
+    except OSError:
+        return platform.machine()
+    return "".join(sorted(set(lines)))
 
 
 def as_target(target: str | Target) -> Target:

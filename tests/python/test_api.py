@@ -356,3 +356,16 @@ def test_second_process_skips_iree_compilation(tmp_path):
     assert runs[1]["compiles"] == 0 and runs[1]["disk_hits"] == 1
     assert runs[0]["grad"] == runs[1]["grad"]
     assert len(list(tmp_path.glob("*.vmfb"))) == 1
+
+
+def test_cache_keys_code_for_the_host_cpu_by_that_cpu(monkeypatch):
+    # a cache directory shared by two machines must not hand one's host code to the other
+    from tenzr import cache
+    from tenzr.targets import Target
+
+    keys = {}
+    for cpu in ("flags: avx2 fma", "flags: avx2 avx512f fma"):
+        monkeypatch.setattr(cache, "host_cpu_flags", lambda cpu=cpu: cpu)
+        keys[cpu] = (cache.cache_key("module", Target(), ()), cache.cache_key("module", Target(cpu="znver3"), ()))
+    (host_a, named_a), (host_b, named_b) = keys.values()
+    assert host_a != host_b and named_a == named_b

@@ -40,3 +40,29 @@ def test_cuda_keeps_float64():
     # IREE demotes float64 to float32 unless told not to (found running the op table on an H200)
     assert "--iree-input-demote-f64-to-f32=false" in Target("cuda").compiler_flags()
     assert "--iree-input-demote-f64-to-f32=false" in Target("cpu").compiler_flags()
+
+
+def test_cpus_without_avx512_get_packing_microkernels():
+    assert Target(cpu="znver4", cpu_features="+avx2,+avx512f").has_avx512()
+    assert not Target(cpu="znver3").has_avx512()
+    assert not Target(cpu_features="+avx2,+fma").has_avx512()
+    rng = np.random.default_rng(0)
+    params = [{"w": rng.standard_normal(shape).astype(np.float32), "b": np.zeros(shape[1], np.float32)}
+              for shape in ((256, 256), (256, 10))]
+    x = rng.standard_normal((128, 256)).astype(np.float32)
+    labels = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 128)]
+
+    def loss(params, x, labels):
+        hidden = tz.tanh(x @ params[0]["w"] + params[0]["b"])
+        return -(tz.nn.log_softmax(hidden @ params[1]["w"] + params[1]["b"]) * labels).sum()
+
+    text = tz.jit(tz.value_and_grad(loss)).lower(params, x, labels)
+    zen3 = Target(cpu="znver3")
+    first = zen3.optimization_flags(text)[0]
+    assert TILING in first and "--iree-llvmcpu-enable-ukernels=all" in first
+    # The first choice itself must compile for this AVX2 CPU: without the microkernels IREE
+    # 3.13 rejects this module ("operations with large vector sizes"). compile_stablehlo
+    # would hide that by falling back, so this compiles the one flag set directly.
+    from tenzr.compiler import _compile_once
+
+    assert _compile_once(text, zen3, first)
