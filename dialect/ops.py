@@ -245,7 +245,8 @@ convolution = OpDef(
         Attr("rhs_dilation", Ints(), PerDim(1, skip=2)),
         Attr("feature_group_count", Int(), 1),
     ),
-    adjoint="input̄: convolution of ȳ (lhs-dilated by the strides) with the flipped kernel; "
+    adjoint="input̄: convolution of ȳ (lhs-dilated by the strides) with the flipped kernel (strided, "
+            "ungrouped: ȳ times the kernel, col2im by stride phase); "
             "kernel̄: convolution of the input with ȳ, batch as the contracted feature",
 )
 

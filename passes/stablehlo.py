@@ -365,6 +365,28 @@ def stack(xs: Sequence[Value], axis: int) -> Value:
     return stacked
 
 
+def interleave(parts: dict[tuple[int, ...], Value], factors: Sequence[int]) -> Value:
+    """`parts[r]`, each [b, q_1, ..., q_n, c], woven into [b, q_1·s_1, ..., q_n·s_n, c] with
+    out[:, q·s + r, :] = parts[r][:, q, :] (phases without a part are zero), as selects on a
+    phase number from iotas: elementwise, so IREE fuses it with the parts (see `stack`)."""
+    one = spec(next(iter(parts.values())))
+    n = len(factors)
+    quotients = one.shape[1:-1]
+    shape = [one.shape[0], *itertools.chain.from_iterable(zip(quotients, factors, strict=True)), one.shape[-1]]
+    dims = [0, *range(1, 2 * n, 2), 2 * n + 1]
+    index_spec = TensorSpec(tuple(shape), "i32")
+    phase = iota(index_spec, 2)
+    for d in range(1, n):
+        phase = add(multiply(phase, full(index_spec, factors[d])), iota(index_spec, 2 + 2 * d))
+    order = sorted(parts)
+    woven = (broadcast_in_dim(parts[order.pop()], shape, dims) if len(parts) == math.prod(factors)
+             else zeros(one.with_shape(shape)))
+    for r in order:
+        number = int(np.ravel_multi_index(r, factors))
+        woven = select(compare(phase, full(index_spec, number), "EQ"), broadcast_in_dim(parts[r], shape, dims), woven)
+    return reshape(woven, (one.shape[0], *(q * f for q, f in zip(quotients, factors, strict=True)), one.shape[-1]))
+
+
 def _patches_conv(x: Value, w: Value, layout: ConvLayout, out_shape: Sequence[int], options: dict) -> Value:
     """A convolution as one matmul: channels-last im2col patches · kernel as [window · in, out]."""
     sw = spec(w)

@@ -13,6 +13,8 @@ equal to the result. This matches JAX.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Callable, Sequence
 
 from tenzr.dialect.diagnostics import TenzrError
@@ -152,10 +154,13 @@ def _dilate(size: int, dilation: int) -> int:
 
 def _conv_input_grad(op: Op, ct: Value) -> Value:
     """The transposed convolution: ȳ (lhs-dilated by the strides) with the flipped kernel.
-    (With stride 1 there is no dilation and the emitter's im2col form applies; a dilated ȳ
-    stays a convolution: benchmarks/conv_forms.md.)"""
+    (With stride 1 there is no dilation and the emitter's im2col form applies; a strided
+    convolution that the forward lowers through patches takes `_conv_input_grad_by_phases`
+    instead: benchmarks/conv_forms.md.)"""
     sx, sw = op.specs
     n, groups = sx.rank - 2, op["feature_group_count"]
+    if any(s > 1 for s in op["window_strides"]) and sh.uses_patches(sw.shape[2:], groups, op["lhs_dilation"]):
+        return _conv_input_grad_by_phases(op, ct)
     w = op.operands[1]
     out_channels, in_per_group = sw.shape[0], sw.shape[1]
     if groups > 1:  # [O, I, ...] -> [O/G, G*I, ...]: each group's outputs become inputs
@@ -177,6 +182,41 @@ def _conv_input_grad(op: Op, ct: Value) -> Value:
     return sh.convolution(ct, w, layout, strides=op["lhs_dilation"], padding_low=low, padding_high=high,
                           lhs_dilation=op["window_strides"], rhs_dilation=op["rhs_dilation"],
                           feature_group_count=groups)
+
+
+def _conv_input_grad_by_phases(op: Op, ct: Value) -> Value:
+    """The input cotangent of a strided convolution without multiplying the zeros of a dilated
+    ȳ: one matmul col[n, o, k, c] = Σ_f ȳ[n, f, o] · w[f, c, k] (o, k: all spatial dims), then
+    col2im by stride phase. Input position q·s + r (per dim) collects col[q + δ, k] over the
+    taps k with k·dilation - padding_low ≡ r (mod s), where δ = (r + padding_low - k·dilation)/s;
+    each phase is a sum of shifted slices of col, and `interleave` puts the phases in place."""
+    sx, sw = op.specs
+    n = sx.rank - 2
+    batch, channels, features = sx.shape[0], sx.shape[1], sw.shape[0]
+    window, strides, low = sw.shape[2:], op["window_strides"], op["padding_low"]
+    taps = [[((k * d - lo) % s, ((k * d - lo) % s + lo - k * d) // s) for k in range(size)]  # (phase, δ) per tap
+            for size, s, lo, d in zip(window, strides, low, op["rhs_dilation"], strict=True)]
+    quotients = [-(-size // s) for size, s in zip(sx.shape[2:], strides, strict=True)]
+    pads = [(max(0, -min(shift for _, shift in t)), max(0, max(shift for _, shift in t) + q - o))
+            for t, q, o in zip(taps, quotients, op.result.shape[2:], strict=True)]
+    y = sh.transpose(ct, (0, *range(2, n + 2), 1))  # [N, O..., F]
+    y = sh.pad(y, sh.zeros(sh.spec(ct).with_shape(())), [0, *(lo for lo, _ in pads), 0],
+               [0, *(hi for _, hi in pads), 0], [0] * (n + 2))
+    positions = sh.spec(y).shape[:-1]
+    kernel = sh.transpose(op.operands[1], (0, *range(2, n + 2), 1))  # [F, K..., C]
+    kernel = sh.reshape(kernel, (features, math.prod(window) * channels))
+    col = sh.dot_general(sh.reshape(y, (math.prod(positions), features)), kernel, ((), ()), ((1,), (0,)))
+    col = sh.reshape(col, (*positions, *window, channels))
+    parts: dict[tuple[int, ...], Value] = {}
+    for k in itertools.product(*(range(size) for size in window)):
+        phase = tuple(taps[d][k[d]][0] for d in range(n))
+        start = [0, *(taps[d][k[d]][1] + pads[d][0] for d in range(n)), *k, 0]
+        limit = [batch, *(start[1 + d] + quotients[d] for d in range(n)), *(i + 1 for i in k), channels]
+        piece = sh.reshape(sh.slice_(col, start, limit), (batch, *quotients, channels))
+        parts[phase] = sh.add(parts[phase], piece) if phase in parts else piece
+    grad = sh.interleave(parts, strides)
+    grad = sh.slice_(grad, [0] * (n + 2), [batch, *sx.shape[2:], channels])
+    return sh.transpose(grad, (0, n + 1, *range(1, n + 1)))
 
 
 def _conv_kernel_grad(op: Op, ct: Value) -> Value:

@@ -241,6 +241,12 @@ def conv_rows() -> list[Row]:
         ("2d_depthwise_stride", (1, 3, 6, 6), (3, 1, 3, 3), dict(feature_group_count=3, window_strides=[2, 2])),
         ("3d", (1, 2, 4, 4, 3), (2, 2, 2, 2, 2), dict(window_strides=[1, 2, 1], padding_low=[0, 1, 1],
                                                       padding_high=[1, 0, 0])),
+        # strided, ungrouped: the input cotangent is a matmul plus col2im by stride phase
+        ("2d_stride2_pad1_odd", (2, 3, 7, 7), (4, 3, 3, 3), dict(window_strides=[2, 2], padding_low=[1, 1],
+                                                                padding_high=[1, 1])),
+        ("1d_stride3_dilated_cropped", (2, 2, 11), (3, 2, 3), dict(window_strides=[3], padding_low=[-1],
+                                                                   padding_high=[2], rhs_dilation=[2])),
+        ("2d_stride_beyond_kernel", (1, 2, 6, 5), (3, 2, 1, 2), dict(window_strides=[3, 2])),
         ("2d_everything", (2, 4, 5, 6), (4, 2, 2, 3),
          dict(window_strides=[2, 3], padding_low=[2, 1], padding_high=[0, 2], lhs_dilation=[1, 2],
               rhs_dilation=[2, 1], feature_group_count=2)),

@@ -70,6 +70,29 @@ func.func @conv1d(%x: tensor<1x2x7xf32>, %w: tensor<3x2x3xf32>) -> tensor<1x3x5x
   return %0 : tensor<1x3x5xf32>
 }
 
+// A strided convolution's input cotangent multiplies no zeros: ybar (channels last) times the
+// kernel in one matmul, then col2im by stride phase: each phase of the input sums shifted
+// slices of that product, and a select on the phase number (from iotas) weaves the phases
+// into place. Here phase (1, 1) collects the four corner taps.
+// CHECK-LABEL: func.func @conv2d_strided_vjp
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x5x5xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>, %[[YBAR:.*]]: tensor<2x4x3x3xf32>)
+// CHECK-NOT: stablehlo.convolution
+// CHECK: %[[Y:.*]] = stablehlo.transpose %[[YBAR]], dims = [0, 2, 3, 1]
+// CHECK: %[[YPAD:.*]] = stablehlo.pad %[[Y]], %{{.*}}, low = [0, 0, 0, 0], high = [0, 1, 1, 0]
+// CHECK: %[[COL:.*]] = stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [1] x [0] : (tensor<32x4xf32>, tensor<4x27xf32>) -> tensor<32x27xf32>
+// CHECK: %[[COL6:.*]] = stablehlo.reshape %[[COL]] : (tensor<32x27xf32>) -> tensor<2x4x4x3x3x3xf32>
+// CHECK: %[[T00:.*]] = stablehlo.slice %[[COL6]] [0:2, 1:4, 1:4, 0:1, 0:1, 0:3]
+// CHECK: %[[PHASE:.*]] = stablehlo.add %{{.*}}, %{{.*}} : tensor<2x3x2x3x2x3xi32>
+// CHECK: stablehlo.compare EQ, %[[PHASE]], %{{.*}}, SIGNED
+// CHECK: %[[WOVEN:.*]] = stablehlo.reshape %{{.*}} : (tensor<2x3x2x3x2x3xf32>) -> tensor<2x6x6x3xf32>
+// CHECK: %[[CROP:.*]] = stablehlo.slice %[[WOVEN]] [0:2, 0:5, 0:5, 0:3]
+// CHECK: %[[DX:.*]] = stablehlo.transpose %[[CROP]], dims = [0, 3, 1, 2] : (tensor<2x5x5x3xf32>) -> tensor<2x3x5x5xf32>
+// CHECK: return %{{.*}}, %[[DX]]
+func.func @conv2d_strided(%x: tensor<2x3x5x5xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x4x3x3xf32> {
+  %0 = "tenzr.convolution"(%x, %w) {window_strides = array<i64: 2, 2>, padding_low = array<i64: 1, 1>, padding_high = array<i64: 1, 1>} : (tensor<2x3x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x3x3xf32>
+  return %0 : tensor<2x4x3x3xf32>
+}
+
 // With a batch, the kernel cotangent is one partial sum per example (a batched matmul over
 // each example's output positions), then summed: IREE runs one long contraction with a
 // tiny result on a single thread.
