@@ -77,3 +77,30 @@ def test_options_parse_to_typed_fields():
     p = make_pass("tenzr-grad", "func=loss wrt=0,2 mode=vjp")
     assert (p.func, p.wrt, p.mode) == ("loss", (0, 2), "vjp")
     assert set(PASSES) >= {"tenzr-grad", "tenzr-verify", "convert-tenzr-to-stablehlo"}
+
+
+def test_wrapping_ops_imports_no_dialect_module_twice():
+    # the bindings import a Python module for an op's dialect whenever they wrap an op and
+    # forget a failure; op_views gives stablehlo and tenzr one, so no import repeats
+    import sys
+
+    from tenzr.passes.tenzr_grad import differentiate
+
+    attempts: list[str] = []
+
+    class Spy:
+        def find_spec(self, name, path=None, target=None):
+            attempts.append(name)
+
+    with make_context():
+        module = parse_module(SRC)
+        sys.meta_path.insert(0, Spy())
+        try:
+            differentiate(module, "f", (), "value_and_grad")
+            run_pipeline(module, parse_pipeline("builtin.module(convert-tenzr-to-stablehlo)"))
+            for func in functions(module).values():
+                for op in body_ops(func):
+                    _ = [result.owner for result in op.results]
+        finally:
+            sys.meta_path.pop(0)
+    assert len(attempts) == len(set(attempts)), attempts

@@ -1,0 +1,1 @@
+"""No Python op classes for stablehlo: see tenzr.dialect.op_views."""

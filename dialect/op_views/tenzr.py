@@ -1,0 +1,1 @@
+"""No Python op classes for tenzr: see tenzr.dialect.op_views."""
