@@ -40,27 +40,26 @@ class Target:
 
     def optimization_flags(self, module_text: str = "") -> tuple[tuple[str, ...], ...]:
         """Optimization flag sets to try, fastest first (measured in benchmarks/): on CPU,
-        aggressive fusion with data-tiled matmuls, else aggressive fusion alone, else none.
+        data-tiled matmuls (with aggressive fusion where the CPU has AVX-512), else aggressive
+        fusion alone, else none.
 
         Data tiling packs every matmul operand into tiles: it pays for real matmuls (the MLP
         step 3.1 -> 2.5 ms) but not for small ones (the GMM's 10x10 batched products:
         1.27 -> 1.97 ms), and makes convolutions about 2.7x slower; so it is used only when
         the module has a matmul with all of M, N, K >= 32 and no convolution.
 
-        Unless the CPU is known to have AVX-512 (where IREE's default was measured, Zen 4),
-        data tiling comes with IREE's packing microkernels (`ukernels=all`): on Zen 3 (AVX2)
-        IREE 3.13 fails to compile data-tiled modules whose packing fuses with elementwise
-        work ("operations with large vector sizes"), which cost a failed compile and then
-        untiled matmuls at half speed; with the microkernels the transformer step went
-        65 -> 46-51 ms and the MLP's compile lost its failed first attempt (~1.3 s)."""
+        Aggressive fusion with data tiling was measured on Zen 4 (AVX-512). On Zen 3 (AVX2)
+        IREE 3.13 fails to compile it for the MLP and the transformer ("operations with large
+        vector sizes"): a failed compile, then untiled matmuls at half speed. Without AVX-512,
+        data tiling therefore comes alone; same process on Zen 3: MLP step 7.05 ms (fusion,
+        untiled) -> 5.60 ms, transformer 65.6 -> 45.3 ms (IREE's packing microkernels also
+        avoid the failure but ran 5% slower)."""
         if self.name == "cpu":
             fusion = "--iree-dispatch-creation-enable-aggressive-fusion"
             if "stablehlo.convolution" in module_text or not _has_large_matmul(module_text):
                 return ((fusion,), ())
-            tiling = ("--iree-dispatch-creation-data-tiling",)
-            if not self.has_avx512():
-                tiling += ("--iree-llvmcpu-enable-ukernels=all",)
-            return ((fusion, *tiling), (fusion,), ())
+            tiling = "--iree-dispatch-creation-data-tiling"
+            return ((fusion, tiling) if self.has_avx512() else (tiling,), (fusion,), ())
         return ((),)
 
     def has_avx512(self) -> bool:
