@@ -48,7 +48,7 @@ class Target:
         1.27 -> 1.97 ms), and makes convolutions about 2.7x slower; so it is used only when
         the module has a matmul with all of M, N, K >= 32 and no convolution.
 
-        Aggressive fusion with data tiling was measured on Zen 4 (AVX-512). On Zen 3 (AVX2)
+        Aggressive fusion with data tiling was measured on an AVX-512 machine. On Zen 3 (AVX2)
         IREE 3.13 fails to compile it for the MLP and the transformer ("operations with large
         vector sizes"): a failed compile, then untiled matmuls at half speed. Without AVX-512,
         data tiling therefore comes alone; same process on Zen 3: MLP step 7.05 ms (fusion,
