@@ -106,8 +106,17 @@ def ratio(a: float | None, b: float | None) -> str:
     return f"{a / b:.2f}x" if a and b else "-"
 
 
+def cpu_name() -> str:
+    """The CPU model and whether it has AVX-512 (which decides IREE's flags: tenzr.targets)."""
+    from tenzr.targets import Target, host_cpu_flags
+
+    model = next((line.split(":", 1)[1].strip() for line in host_cpu_flags().splitlines()
+                  if line.startswith("model name")), platform.processor() or platform.machine())
+    return f"{model}, {'AVX-512' if Target().has_avx512() else 'no AVX-512'}"
+
+
 def report(results: list[dict], quick: bool) -> str:
-    cpu = platform.processor() or platform.machine()
+    cpu = cpu_name()
     lines = [f"# Tenzr benchmarks ({date.today().isoformat()}, {os.cpu_count()} cores, {cpu}, "
              f"{'quick' if quick else 'full'} run)", "",
              "Medians over interleaved runs after warm-up, float32, CPU. Ratios are Tenzr/JAX (lower is better "
