@@ -8,7 +8,6 @@ from iree.compiler import ir, passmanager
 from iree.compiler._mlir_libs._mlir import globals as _binding_globals
 from iree.compiler.dialects import func as func_d
 
-if "tenzr.dialect.op_views" not in _binding_globals.dialect_search_modules:
-    _binding_globals.append_dialect_search_prefix("tenzr.dialect.op_views")  # see op_views/__init__.py
+_binding_globals.append_dialect_search_prefix("tenzr.dialect.op_views")  # see op_views/__init__.py
 
 __all__ = ["func_d", "ir", "passmanager"]

@@ -194,8 +194,10 @@ def _conv_input_grad_by_phases(op: Op, ct: Value) -> Value:
     n = sx.rank - 2
     batch, channels, features = sx.shape[0], sx.shape[1], sw.shape[0]
     window, strides, low = sw.shape[2:], op["window_strides"], op["padding_low"]
-    taps = [[((k * d - lo) % s, ((k * d - lo) % s + lo - k * d) // s) for k in range(size)]  # (phase, δ) per tap
-            for size, s, lo, d in zip(window, strides, low, op["rhs_dilation"], strict=True)]
+    taps = []  # per dim, (phase r, shift δ) of each tap k
+    for size, s, lo, d in zip(window, strides, low, op["rhs_dilation"], strict=True):
+        phases = [(k * d - lo) % s for k in range(size)]
+        taps.append([(r, (r + lo - k * d) // s) for k, r in enumerate(phases)])
     quotients = [-(-size // s) for size, s in zip(sx.shape[2:], strides, strict=True)]
     pads = [(max(0, -min(shift for _, shift in t)), max(0, max(shift for _, shift in t) + q - o))
             for t, q, o in zip(taps, quotients, op.result.shape[2:], strict=True)]
