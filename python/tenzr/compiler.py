@@ -18,7 +18,7 @@ from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.types import ir_type, spec_of
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import parse_pipeline, run_pipeline
-from tenzr.targets import WIDENED, Target
+from tenzr.targets import INPUTS_REFLECTION, WIDENED, Target
 
 LOWERING_PIPELINE = "builtin.module(convert-tenzr-to-stablehlo,canonicalize,cse)"
 COMPILE_TIMEOUT_S = 900
@@ -34,14 +34,29 @@ def lower_to_stablehlo(module: ir.Operation, target: Target | None = None) -> No
 _UNSUPPORTED_ON_PORTABLE_VULKAN = re.compile(r"[x<]f64>")
 
 
+# StableHLO ops that IREE 3.13 may carry out in the buffer of an operand: when that operand
+# is a function argument, IREE writes into the caller's input (iree-org/iree#16168).
+_MAY_WRITE_AN_OPERAND = frozenset(f"stablehlo.{name}" for name in (
+    "scatter", "dynamic_update_slice", "sort", "select_and_scatter", "while", "case", "if", "custom_call"))
+
+
 def prepare_for_target(module: ir.Operation, target: Target) -> None:
     """Target-specific adjustments of a lowered module.
+
+    On CPU, functions of a module that has no op IREE may carry out in place are marked
+    (reflection `tenzr.inputs = "in-place"`): the runtime may then hand them the callers'
+    arrays without a copy (runtime.Program).
 
     IREE's portable Vulkan target stores everything in 32-bit words; buffers of 1- and
     2-byte elements at a function's boundary come out wrong on lavapipe (bools of 3, 5 or
     6 elements, any float16). Such arguments and results cross the boundary widened
     (`targets.WIDENED`), and the runtime narrows them back.
     """
+    if target.name == "cpu":
+        if not _has_op(module, _MAY_WRITE_AN_OPERAND):
+            for func in functions(module).values():
+                _add_reflection(func, {INPUTS_REFLECTION: "in-place"})
+        return
     if target.name != "vulkan" or target.vulkan_target:
         return
     if _UNSUPPORTED_ON_PORTABLE_VULKAN.search(str(module)):
@@ -70,9 +85,29 @@ def _widen_boundary(func: ir.Operation) -> None:
                 ret.operands[i] = sh.convert(value, WIDENED[dtype])
     func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
         [a.type for a in block.arguments], [v.type for v in ret.operands]))
-    func.attributes["iree.reflection"] = ir.DictAttr.get({
-        "tenzr.args": ir.StringAttr.get(",".join(arg_dtypes)),
-        "tenzr.results": ir.StringAttr.get(",".join(result_dtypes))})
+    _add_reflection(func, {"tenzr.args": ",".join(arg_dtypes), "tenzr.results": ",".join(result_dtypes)})
+
+
+def _add_reflection(func: ir.Operation, entries: dict[str, str]) -> None:
+    """Adds string entries to the function's `iree.reflection`, which IREE keeps in the
+    compiled module for the runtime to read."""
+    found = func.attributes["iree.reflection"] if "iree.reflection" in func.attributes else None
+    merged = {a.name: a.attr for a in ir.DictAttr(found)} if found is not None else {}
+    merged.update({k: ir.StringAttr.get(v) for k, v in entries.items()})
+    func.attributes["iree.reflection"] = ir.DictAttr.get(merged)
+
+
+def _has_op(module: ir.Operation, names: frozenset[str]) -> bool:
+    found = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name in names:
+            found.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    return bool(found)
 
 
 @functools.cache

@@ -19,8 +19,10 @@ from tenzr.targets import Target
 
 # Tolerances per element type: forward values against NumPy.
 FORWARD_TOL = {"float16": (2e-2, 2e-2), "float32": (2e-5, 2e-6), "float64": (1e-12, 1e-13)}
-# Directional-derivative agreement in float64 (central differences, step H).
+# Directional-derivative agreement (central differences in float64, step H) of a VJP
+# computed in float64, and of one computed in float32.
 GRAD_RTOL = 1e-6
+GRAD_RTOL_F32 = 1e-4
 H = 1e-6
 
 
@@ -86,30 +88,40 @@ def check_forward(program: Program, index: int, row: Row) -> None:
         np.testing.assert_array_equal(out, want, err_msg=row.name)
 
 
-def check_vjp(program: Program, index: int, row: Row, directions: int = 2) -> None:
-    """<ȳ, J v> by central differences against <vjp(ȳ), v>, in float64."""
-    inputs = [as_f64(a) for a in row.inputs]
-    wrt = row.wrt or tuple(i for i, a in enumerate(inputs) if a.dtype == np.float64)
+def check_vjp(program: Program, index: int, row: Row, directions: int = 2, *, float64: bool = True) -> None:
+    """<ȳ, J v> by central differences in float64 against <vjp(ȳ), v>.
+
+    With `float64` the program was compiled in float64 and differences its own forward;
+    otherwise (a float32 program) they come from the row's NumPy reference, and the VJP's
+    float32 rounding sets the tolerance."""
+    inputs = [as_f64(a) for a in row.inputs] if float64 else list(row.inputs)
+    wrt = row.wrt or tuple(i for i, a in enumerate(inputs) if np.issubdtype(a.dtype, np.floating))
     rng = rng_for(row.name + "/vjp")
     (y,) = program(f"r{index}", *inputs)
-    ct = rng.standard_normal(y.shape)
+    ct = rng.standard_normal(y.shape).astype(y.dtype)
     out = program(f"r{index}_vjp", *inputs, ct)
-    np.testing.assert_allclose(out[0], y, rtol=1e-12, err_msg=f"{row.name}: vjp's primal output")
+    np.testing.assert_allclose(out[0], y, rtol=1e-12 if float64 else 1e-6, err_msg=f"{row.name}: vjp's primal output")
     grads = out[1:]
     assert len(grads) == len(wrt)
     for g, i in zip(grads, wrt, strict=True):
-        assert g.shape == inputs[i].shape and g.dtype == np.float64, row.name
+        assert g.shape == inputs[i].shape and g.dtype == inputs[i].dtype, row.name
+    exact = [as_f64(a) for a in inputs]
+
+    def forward(moved: list[np.ndarray]) -> np.ndarray:
+        return program(f"r{index}", *moved)[0] if float64 else np.asarray(row.ref(*moved), np.float64)
+
+    rtol, atol = (GRAD_RTOL, 1e-7) if float64 else (GRAD_RTOL_F32, 1e-5)
     for _ in range(directions):
-        v = [rng.standard_normal(inputs[i].shape) for i in wrt]
+        v = [rng.standard_normal(exact[i].shape) for i in wrt]
 
         def shifted(sign: float, v: list[np.ndarray] = v) -> np.ndarray:
-            moved = list(inputs)
+            moved = list(exact)
             for d, i in zip(v, wrt, strict=True):
-                moved[i] = inputs[i] + sign * H * d
-            return program(f"r{index}", *moved)[0]
+                moved[i] = exact[i] + sign * H * d
+            return forward(moved)
 
-        numeric = float(np.sum(ct * (shifted(1) - shifted(-1)) / (2 * H)))
-        analytic = float(sum(np.sum(g * d) for g, d in zip(grads, v, strict=True)))
+        numeric = float(np.sum(as_f64(ct) * (shifted(1) - shifted(-1)) / (2 * H)))
+        analytic = float(sum(np.sum(as_f64(g) * d) for g, d in zip(grads, v, strict=True)))
         scale = abs(numeric) + abs(analytic) + 1e-8
-        assert abs(numeric - analytic) <= GRAD_RTOL * scale + 1e-7, (
+        assert abs(numeric - analytic) <= rtol * scale + atol, (
             f"{row.name}: finite differences give {numeric!r}, the VJP gives {analytic!r}")

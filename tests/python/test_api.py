@@ -202,6 +202,44 @@ def test_scalar_and_dtype_results():
     assert tz.jit(lambda x: x * 2)(3.0).dtype == np.float32  # Python floats trace as float32
 
 
+def test_cpu_inputs_are_used_in_place_yet_results_never_alias_them():
+    """On CPU the callers' arrays are handed to IREE without a copy: unaligned views are
+    copied first, and an input passed straight through comes back as a copy."""
+    x = np.arange(1001, dtype=np.float32)
+    view = x[1:]  # 4 bytes past a 16-byte boundary
+    assert view.ctypes.data % 16 == 4
+    out = tz.jit(lambda a: (a, a * 1.0, a[::-1], a[2:10]))(view)
+    for result, expected in zip(out, (view, view, view[::-1], view[2:10]), strict=True):
+        np.testing.assert_array_equal(result, expected)
+    x64, flags = np.linspace(-1, 1, 6).reshape(2, 3), np.array([True, False, True])
+    same, mask, empty = tz.jit(lambda a, m, e: (a, m, e + 1))(x64, flags, np.zeros((0, 3), np.float32))
+    assert not any(np.shares_memory(r, a) for r in (*out, same, mask) for a in (x, x64, flags))
+    same[0, 0] = 5.0
+    assert x64[0, 0] == -1.0
+    np.testing.assert_array_equal(mask, flags)
+    assert empty.shape == (0, 3)
+    _, reflection = tz.jit(lambda a: a * 2.0).compiled(x).program.function("main")
+    assert reflection.get("tenzr.inputs") == "in-place"
+
+
+@pytest.mark.parametrize("op", ["scatter", "dynamic_update_slice", "sort"])
+def test_ops_iree_runs_in_place_leave_the_callers_inputs_alone(op):
+    """IREE 3.13 writes these ops' results into their operand's buffer, even when that is a
+    function input (iree-org/iree#16168): such modules get copies of the inputs."""
+    x = np.arange(12, dtype=np.float32)[::-1].reshape(4, 3).copy()
+    before = x.copy()
+    f = {"scatter": lambda a: tz.lax.scatter(a, np.array([0, 2]), np.ones((2, 3), np.float32), mode="add"),
+         "dynamic_update_slice": lambda a: tz.lax.dynamic_update_slice(a, np.zeros((1, 3), np.float32), [1, 0]),
+         "sort": lambda a: tz.sort(a, axis=1)}[op]
+    jitted = tz.jit(f)
+    for _ in range(2):
+        out = jitted(x)
+    np.testing.assert_array_equal(x, before)
+    assert not np.array_equal(out, before)
+    _, reflection = jitted.compiled(x).program.function("main")
+    assert "tenzr.inputs" not in reflection
+
+
 def test_jit_caches_per_signature():
     calls = []
 

@@ -14,8 +14,10 @@
 // CHECK: result[1]: float32[3] =
 // CHECK-NEXT: [ 2. -4.  1.]
 
+// A module without ops IREE runs in place marks its functions for zero-copy inputs.
 // EMIT-LABEL: func.func @f
-// EMIT-NOT: tenzr.
+// EMIT-SAME: iree.reflection = {tenzr.inputs = "in-place"}
+// EMIT-NOT: "tenzr.
 // EMIT: stablehlo.multiply
 
 // TARGET: error: argument --target: invalid choice: 'tpu'
