@@ -322,15 +322,26 @@ def _spec_or_fail(type_: ir.Type, what: str) -> TensorSpec:
 
 def dense_constant(array: np.ndarray, spec: TensorSpec) -> ir.Attribute:
     """A DenseElementsAttr holding `array` (splat when uniform) with type `spec`."""
-    flat = np.ravel(array)
-    if flat.size and np.array_equal(flat, np.full_like(flat, flat[0]), equal_nan=flat.dtype.kind == "f"):
+    array = np.asarray(array)
+    if array.size and _is_uniform(array):
+        first = array.flat[0]
         element = element_ir_type(spec.dtype)
         if spec.is_float:
-            scalar = ir.FloatAttr.get(element, float(flat[0]))
+            scalar = ir.FloatAttr.get(element, float(first))
         else:
-            scalar = ir.IntegerAttr.get(element, int(flat[0]))
+            scalar = ir.IntegerAttr.get(element, int(first))
         return ir.DenseElementsAttr.get_splat(ir_type(spec), scalar)
     if spec.dtype == "bf16":
         raise ValueError("a non-uniform bfloat16 constant has no NumPy buffer to build it from")
     data = np.ascontiguousarray(np.broadcast_to(array, spec.shape), dtype=numpy_dtype(spec.dtype))
     return ir.DenseElementsAttr.get(data, type=ir_type(spec).element_type, shape=list(spec.shape))
+
+
+def _is_uniform(array: np.ndarray) -> bool:
+    """Whether every element has the same bits (so -0.0 differs from 0.0, and NaN equals
+    itself). Broadcast axes (stride 0) are looked at once, not copied out."""
+    core = array[tuple(0 if stride == 0 else slice(None) for stride in array.strides)]
+    flat = np.ravel(core)
+    if flat.itemsize in (1, 2, 4, 8):
+        flat = flat.view(f"u{flat.itemsize}")
+    return bool(np.all(flat == flat[0]))

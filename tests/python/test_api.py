@@ -369,6 +369,15 @@ def test_trace_gives_tenzr_module_text():
     assert '"tenzr.matmul"' in text and '"tenzr.relu"' in text and "tensor<2x4xf32>" in text
     assert ir is not None
 
+def test_constants_are_splat_only_when_every_element_has_the_same_bits():
+    signed = np.array([0.0, -0.0], np.float32)
+    assert list(np.signbit(tz.jit(lambda x: x * signed)(np.ones(2, np.float32)))) == [False, True]
+    text = tz.trace(lambda x: x + np.full((64, 64), 2.5, np.float32), np.ones((64, 64), np.float32))
+    assert "dense<2.500000e+00> : tensor<64x64xf32>" in text
+    nan = np.array([np.nan, np.nan], np.float32)
+    assert np.isnan(tz.jit(lambda x: x + nan)(np.ones(2, np.float32))).all()
+
+
 
 # --------------------------------------------------------------------------- the compile cache
 
