@@ -19,7 +19,11 @@ class Model:
     name: str
     make_inputs: Callable[[], tuple]
     loss: Callable  # (xp, ops, params, *data) -> scalar
-    flops: float = 0.0  # forward FLOPs, for the hardware-efficiency figure
+    step_flops: float | None = None
+    """FLOPs of one value_and_grad step's products (matmuls, convolutions): the forward's,
+    plus the backward's two per product (operand and weight cotangents) less those the
+    parameter gradients do not need (the data's cotangent). None where elementwise work
+    dominates and a FLOP rate says little."""
 
 
 def _normal(rng, *shape, scale=None):
@@ -51,7 +55,9 @@ def mlp_loss(xp, ops, params, x, labels):
     return _cross_entropy(xp, ops, x @ params[-1]["w"] + params[-1]["b"], labels)
 
 
-MLP = Model("MLP", mlp_inputs, mlp_loss, flops=2 * 128 * (784 * 512 + 512 * 512 + 512 * 10))
+# Forward 3 matmuls; backward 3 weight cotangents and 2 activation cotangents (none for
+# the images).
+MLP = Model("MLP", mlp_inputs, mlp_loss, step_flops=2 * 128 * (784 * 512 * 2 + 512 * 512 * 3 + 512 * 10 * 3))
 
 # --------------------------------------------------------------------------- CNN
 
@@ -70,8 +76,9 @@ def cnn_loss(xp, ops, p, images, labels):
     return _cross_entropy(xp, ops, logits, labels)
 
 
+# The first convolution needs no input cotangent (its input is the images).
 CNN = Model("CNN", cnn_inputs, cnn_loss,
-            flops=2 * 32 * (8 * 9 * 28 * 28 + 16 * 72 * 14 * 14 + 3136 * 10))
+            step_flops=2 * 32 * (8 * 9 * 28 * 28 * 2 + 16 * 72 * 14 * 14 * 3 + 3136 * 10 * 3))
 
 # --------------------------------------------------------------------------- elementwise chain
 
@@ -97,7 +104,7 @@ def chain_loss(xp, ops, p):
     return h.sum()
 
 
-CHAIN = Model("chain", chain_inputs, chain_loss, flops=50 * 1024 * 1024)
+CHAIN = Model("chain", chain_inputs, chain_loss)
 
 # --------------------------------------------------------------------------- transformer block
 
@@ -136,8 +143,10 @@ def transformer_loss(xp, ops, p, x):
     return (x * x).mean()
 
 
+# Every product's two cotangents are needed: the first layer norm's gain takes the
+# cotangent of the q, k, v projections' input.
 TRANSFORMER = Model("transformer", transformer_inputs, transformer_loss,
-                    flops=2 * 8 * 128 * (4 * 256 * 256 + 2 * 256 * 1024) + 2 * 2 * 8 * 4 * 128 * 128 * 64)
+                    step_flops=3 * (2 * 8 * 128 * (4 * 256 * 256 + 2 * 256 * 1024) + 2 * 2 * 8 * 4 * 128 * 128 * 64))
 
 # --------------------------------------------------------------------------- ADBench GMM
 
@@ -181,6 +190,6 @@ def gmm_loss(xp, ops, p, x, wishart_gamma=1.0, wishart_m=0):
     return constant + ops.logsumexp(inner, axis=1).sum() - n * ops.logsumexp(alphas, axis=0) + wishart
 
 
-GMM = Model("GMM", gmm_inputs, gmm_loss, flops=2 * 1000 * 25 * 10 * 10)
+GMM = Model("GMM", gmm_inputs, gmm_loss, step_flops=3 * 2 * 1000 * 25 * 10 * 10)
 
 MODELS = [MLP, CNN, CHAIN, TRANSFORMER, GMM]

@@ -122,24 +122,43 @@ def cpu_name() -> str:
     return f"{model}, {'AVX-512' if Target().has_avx512() else 'no AVX-512'}"
 
 
-def report(results: list[dict], quick: bool) -> str:
+def matmul_peak(n: int = 2048, runs: int = 10) -> float:
+    """The practical peak of this machine, in GFLOP/s: NumPy's (BLAS) float32 n×n×n
+    matmul, median of `runs`."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((n, n), np.float32), rng.standard_normal((n, n), np.float32)
+    a @ b
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        a @ b
+        times.append(time.perf_counter() - start)
+    return 2 * n**3 / statistics.median(times) / 1e9
+
+
+def gflops(model_name: str, seconds: float, peak: float) -> str:
+    flops = next(m.step_flops for m in MODELS if m.name == model_name)
+    return f"{flops / seconds / 1e9:.1f} | {flops / seconds / 1e9 / peak:.0%}" if flops else "- | -"
+
+
+def report(results: list[dict], quick: bool, peak: float) -> str:
     cpu = cpu_name()
     lines = [f"# Tenzr benchmarks ({date.today().isoformat()}, {os.cpu_count()} cores, {cpu}, "
              f"{'quick' if quick else 'full'} run)", "",
              "Medians over interleaved runs after warm-up, float32, CPU. Ratios are Tenzr/JAX (lower is better "
-             "for Tenzr).", "",
+             f"for Tenzr). Tenzr's v&g GFLOP/s counts the step's products (models.Model.step_flops); the peak is "
+             f"NumPy's 2048³ float32 matmul in this run: {peak:.0f} GFLOP/s.", "",
              "| model | Tenzr fwd ms | Tenzr v&g ms | Tenzr grad/fwd | JAX fwd ms | JAX v&g ms | JAX grad/fwd | "
-             "v&g Tenzr/JAX | fwd Tenzr/JAX | GFLOP/s (v&g) |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "v&g Tenzr/JAX | fwd Tenzr/JAX | GFLOP/s (v&g) | of peak |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
-        flops = next(m.flops for m in MODELS if m.name == r["model"]) * 3  # fwd + ~2x for the backward
         lines.append(
             f"| {r['model']} | {ms(r['tz_fwd'])} | {ms(r['tz_vag'])} | {r['tz_vag'] / r['tz_fwd']:.2f} | "
             f"{ms(r['jax_fwd']) if 'jax_fwd' in r else '-'} | {ms(r['jax_vag']) if 'jax_vag' in r else '-'} | "
             f"{r['jax_vag'] / r['jax_fwd']:.2f} | " if 'jax_fwd' in r else f"| {r['model']} | {ms(r['tz_fwd'])} | "
             f"{ms(r['tz_vag'])} | {r['tz_vag'] / r['tz_fwd']:.2f} | - | - | - | ")
         lines[-1] += (f"{ratio(r['tz_vag'], r.get('jax_vag'))} | {ratio(r['tz_fwd'], r.get('jax_fwd'))} | "
-                      f"{flops / r['tz_vag'] / 1e9:.1f} |")
+                      f"{gflops(r['model'], r['tz_vag'], peak)} |")
     lines += ["", "Cold compile of value_and_grad (seconds) and a new process with a warm cache:", "",
               "| model | trace | tenzr-grad | lowering | IREE | total | JAX compile | warm-cache hit | "
               "first result (warm cache) | import | peak MB Tenzr | peak MB JAX |",
@@ -191,16 +210,18 @@ def main() -> None:
     chosen = [m for m in MODELS if (args.models is None and (not args.quick or m.name in ("MLP", "chain")))
               or (args.models and m.name in args.models.split(","))]
     rounds = args.rounds or (5 if args.quick else 30)
+    peak = matmul_peak()
     with tempfile.TemporaryDirectory() as cache:
         os.environ["TENZR_CACHE_DIR"] = cache
         results = []
         for model in chosen:
             print(f"benchmarking {model.name} ...", flush=True)
             results.append(benchmark(model, rounds, processes=not args.quick, cache=cache))
-    text = report(results, args.quick)
+    peak = max(peak, matmul_peak())  # before and after the models: the better of a noisy pair
+    text = report(results, args.quick, peak)
     out = Path(args.out)
     out.with_suffix(".md").write_text(text)
-    out.with_suffix(".json").write_text(json.dumps(results, indent=1))
+    out.with_suffix(".json").write_text(json.dumps({"matmul_peak_gflops": peak, "models": results}, indent=1))
     if chart(results, out.with_suffix(".png")):
         text += f"\n![chart]({out.with_suffix('.png').name})\n"
     print(text)
