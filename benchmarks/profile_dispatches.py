@@ -1,8 +1,8 @@
 """Where a compiled step spends its time, dispatch by dispatch.
 
-    python benchmarks/profile_dispatches.py CNN [--top 25] [--iree-flag=...]
+    python benchmarks/profile_dispatches.py CNN [--top 25] [--forward] [--iree-flag=...]
 
-Lowers the model's value_and_grad exactly as `tz.jit` does, compiles it with Tenzr's IREE
+Lowers the model's value_and_grad (or, with --forward, its loss) exactly as `tz.jit` does, compiles it with Tenzr's IREE
 flags for this CPU, then runs it under IREE's benchmark tool with host-execution profiling
 and prints each dispatch's mean time per step (largest first), the dispatch count and
 their sum. The sum excludes IREE's per-dispatch scheduling overhead, so fewer dispatches
@@ -57,6 +57,7 @@ def main() -> None:
     parser.add_argument("model", choices=[m.name for m in MODELS])
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--steps", type=int, default=50)
+    parser.add_argument("--forward", action="store_true", help="profile the loss alone, not value_and_grad")
     args, iree_flags = parser.parse_known_args()
     model = next(m for m in MODELS if m.name == args.model)
     inputs = model.make_inputs()
@@ -64,7 +65,7 @@ def main() -> None:
     def loss(*a):
         return model.loss(tz, tz.nn, *a)
 
-    text = tz.jit(tz.value_and_grad(loss)).lower(*inputs)
+    text = tz.jit(loss if args.forward else tz.value_and_grad(loss)).lower(*inputs)
     vmfb = compile_stablehlo(text, Target(), tuple(iree_flags))
     with tempfile.TemporaryDirectory() as tmp:
         module = Path(tmp, "step.vmfb")
