@@ -324,17 +324,26 @@ def dense_constant(array: np.ndarray, spec: TensorSpec) -> ir.Attribute:
     """A DenseElementsAttr holding `array` (splat when uniform) with type `spec`."""
     array = np.asarray(array)
     if array.size and _is_uniform(array):
-        first = array.flat[0]
-        element = element_ir_type(spec.dtype)
-        if spec.is_float:
-            scalar = ir.FloatAttr.get(element, float(first))
-        else:
-            scalar = ir.IntegerAttr.get(element, int(first))
-        return ir.DenseElementsAttr.get_splat(ir_type(spec), scalar)
+        return splat_constant(array.flat[0].item(), spec)
     if spec.dtype == "bf16":
         raise ValueError("a non-uniform bfloat16 constant has no NumPy buffer to build it from")
     data = np.ascontiguousarray(np.broadcast_to(array, spec.shape), dtype=numpy_dtype(spec.dtype))
     return ir.DenseElementsAttr.get(data, type=ir_type(spec).element_type, shape=list(spec.shape))
+
+
+_SPLATS: dict[tuple[ir.Context, TensorSpec, str], ir.Attribute] = {}
+
+
+def splat_constant(value: float | int | bool, spec: TensorSpec) -> ir.Attribute:
+    """The splat DenseElementsAttr of type `spec` holding `value`. Kept per context, as
+    MLIR attributes are immutable; keyed by `repr`, which tells -0.0 from 0.0."""
+    key = (ir.Context.current, spec, repr(value))
+    found = _SPLATS.get(key)
+    if found is None:
+        element = element_ir_type(spec.dtype)
+        scalar = ir.FloatAttr.get(element, float(value)) if spec.is_float else ir.IntegerAttr.get(element, int(value))
+        found = _SPLATS[key] = ir.DenseElementsAttr.get_splat(ir_type(spec), scalar)
+    return found
 
 
 def _is_uniform(array: np.ndarray) -> bool:

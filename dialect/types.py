@@ -87,6 +87,7 @@ _ELEMENT_FACTORIES = {
 # of the uniqued storage, so both caches stay small (one entry per distinct type).
 _to_ir: dict[tuple[ir.Context, TensorSpec], ir.Type] = {}
 _from_ir: dict[ir.Type, TensorSpec | None] = {}
+_UNSEEN = object()
 
 
 def element_ir_type(dtype: str) -> ir.Type:
@@ -105,8 +106,9 @@ def ir_type(spec: TensorSpec) -> ir.Type:
 
 def spec_of_type(type_: ir.Type) -> TensorSpec | None:
     """The TensorSpec of an MLIR type, or None when it is not a static tenzr tensor type."""
-    if type_ in _from_ir:
-        return _from_ir[type_]
+    spec = _from_ir.get(type_, _UNSEEN)
+    if spec is not _UNSEEN:
+        return spec  # type: ignore[return-value]
     spec = None
     if isinstance(type_, ir.RankedTensorType) and type_.has_static_shape:
         element = str(type_.element_type)
@@ -126,6 +128,8 @@ def spec_of(value: ir.Value) -> TensorSpec:
 
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...] | None:
     """NumPy broadcasting of `shapes` (right-aligned, size-1 stretches), or None."""
+    if all(s == shapes[0] for s in shapes[1:]):
+        return tuple(shapes[0]) if shapes else ()
     rank = max((len(s) for s in shapes), default=0)
     result = []
     for axis in range(rank):

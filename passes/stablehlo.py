@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from tenzr.dialect.ir_imports import ir
-from tenzr.dialect.opdef import dense_constant
+from tenzr.dialect.opdef import dense_constant, splat_constant
 from tenzr.dialect.types import TensorSpec, ir_type, spec_of
 
 Value = ir.Value
@@ -128,8 +128,11 @@ def convert(x: Value, dtype: str) -> Value:
 
 def constant(value: np.ndarray | float | int | bool, like: TensorSpec) -> Value:
     """A constant of type `like` holding `value` (a scalar is splat)."""
-    array = np.broadcast_to(np.asarray(value), like.shape)
-    return _one("stablehlo.constant", like, [], {"value": dense_constant(array, like)})
+    if isinstance(value, (bool, int, float)):
+        attr = splat_constant(value, like)
+    else:
+        attr = dense_constant(np.broadcast_to(np.asarray(value), like.shape), like)
+    return _one("stablehlo.constant", like, [], {"value": attr})
 
 
 def full(like: TensorSpec, value: float | int | bool) -> Value:
