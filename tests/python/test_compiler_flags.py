@@ -1,10 +1,12 @@
-"""Which IREE optimization flags a module gets (chosen by what it contains)."""
+"""How a module is prepared for IREE's CPU code generation: the optimization flags it gets
+(chosen by what it contains) and what is added to it for IREE's tiling."""
 
 from __future__ import annotations
 
 import numpy as np
 
 import tenzr as tz
+from tenzr import compiler
 from tenzr.targets import Target
 
 TILING = "--iree-dispatch-creation-data-tiling"
@@ -28,6 +30,31 @@ def test_data_tiling_only_for_real_matmuls_without_convolutions():
     step = tz.value_and_grad(lambda x, w, a, b: tz.nn.conv(x, w, stride=2).sum() + (a @ b).sum())
     assert "stablehlo.convolution" in tz.jit(step).lower(x, w, *big)
     assert TILING not in first_flags(step, x, w, *big)
+
+
+def test_large_results_of_long_transcendental_chains_get_a_row_sum_beside_them(monkeypatch):
+    def heavy(xp, x):
+        for _ in range(2):
+            x = xp.exp(xp.sin(x) * 0.5)  # 4 transcendentals in all
+        return x
+
+    def row_sums_added(fn, *args) -> int:
+        with_them = tz.jit(fn).lower(*args).count("stablehlo.optimization_barrier")
+        with monkeypatch.context() as m:
+            m.setattr(compiler, "HEAVY_RESULT_MIN_TRANSCENDENTALS", 10**9)
+            return with_them - tz.jit(fn).lower(*args).count("stablehlo.optimization_barrier")
+
+    x = np.random.default_rng(0).standard_normal((256, 256)).astype(np.float32)
+    assert row_sums_added(lambda x: heavy(tz, x), x) == 1
+    np.testing.assert_allclose(tz.jit(lambda x: heavy(tz, x))(x), heavy(np, x.astype(np.float64)), rtol=1e-5)
+    # Left alone: fewer transcendentals, a small result, a rank-1 result, a gradient reduced
+    # to its parameter's shape.
+    assert row_sums_added(lambda x: tz.exp(tz.sin(x)) * 2, x) == 0
+    assert row_sums_added(lambda x: heavy(tz, x), x[:16]) == 0
+    assert row_sums_added(lambda x: heavy(tz, x), x.reshape(-1)) == 0
+    assert row_sums_added(tz.grad(lambda b, x: heavy(tz, x + b).sum()), x[0], x) == 0
+    # The gradient with respect to the whole input is such a chain.
+    assert row_sums_added(tz.grad(lambda x: heavy(tz, x).sum()), x) == 1
 
 
 def test_fallbacks_end_with_no_optimization_flags():
