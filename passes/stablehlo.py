@@ -58,7 +58,17 @@ def _one(name: str, result: TensorSpec, operands: Sequence[Value],
 # --------------------------------------------------------------------------- elementwise
 
 
+ELEMENTWISE: set[str] = set()
+"""Names of the elementwise ops emitted here (IREE fuses chains of them into one loop)."""
+TRANSCENDENTAL = frozenset(f"stablehlo.{name}" for name in (
+    "power", "exponential", "exponential_minus_one", "log", "log_plus_one", "sqrt", "rsqrt", "tanh", "logistic",
+    "sine", "cosine"))
+"""Those of them that cost many instructions or a long latency per element."""
+
+
 def _elementwise(name: str) -> Callable[..., Value]:
+    ELEMENTWISE.add(name)
+
     def emit(*operands: Value) -> Value:
         return _one(name, spec(operands[-1]), operands)  # select's condition comes first
 
@@ -121,6 +131,9 @@ def select(cond: Value, a: Value, b: Value) -> Value:
 def convert(x: Value, dtype: str) -> Value:
     s = spec(x)
     return x if s.dtype == dtype else _one("stablehlo.convert", s.with_dtype(dtype), [x])
+
+
+ELEMENTWISE.update(f"stablehlo.{name}" for name in ("clamp", "compare", "select", "convert"))
 
 
 # --------------------------------------------------------------------------- constants

@@ -43,9 +43,10 @@ _MAY_WRITE_AN_OPERAND = frozenset(f"stablehlo.{name}" for name in (
 def prepare_for_target(module: ir.Operation, target: Target) -> None:
     """Target-specific adjustments of a lowered module.
 
-    On CPU, functions of a module that has no op IREE may carry out in place are marked
-    (reflection `tenzr.inputs = "in-place"`): the runtime may then hand them the callers'
-    arrays without a copy (runtime.Program).
+    On CPU, large results of long transcendental chains get a row sum beside them
+    (`_tile_heavy_elementwise_results`), and functions of a module that has no op IREE may
+    carry out in place are marked (reflection `tenzr.inputs = "in-place"`): the runtime may
+    then hand them the callers' arrays without a copy (runtime.Program).
 
     IREE's portable Vulkan target stores everything in 32-bit words; buffers of 1- and
     2-byte elements at a function's boundary come out wrong on lavapipe (bools of 3, 5 or
@@ -70,13 +71,6 @@ def prepare_for_target(module: ir.Operation, target: Target) -> None:
             _widen_boundary(func)
 
 
-# Elementwise StableHLO ops, and those among them that IREE expands into long polynomials.
-_TRANSCENDENTAL = frozenset(f"stablehlo.{name}" for name in (
-    "sine", "cosine", "tan", "exponential", "exponential_minus_one", "log", "log_plus_one", "tanh", "logistic",
-    "power", "atan2", "sqrt", "rsqrt", "cbrt"))
-_ELEMENTWISE = _TRANSCENDENTAL | frozenset(f"stablehlo.{name}" for name in (
-    "add", "subtract", "multiply", "divide", "maximum", "minimum", "negate", "abs", "sign", "floor", "ceil",
-    "round_nearest_even", "select", "compare", "convert", "clamp", "and", "or", "not", "remainder"))
 HEAVY_RESULT_MIN_TRANSCENDENTALS = 4
 HEAVY_RESULT_MIN_ELEMENTS = 1 << 16
 
@@ -85,11 +79,12 @@ def _tile_heavy_elementwise_results(func: ir.Operation) -> None:
     """IREE 3.13 vectorizes a dispatch of elementwise work one vector at a time, so a long
     chain of dependent polynomial evaluations (sin, exp, ...) waits on its own latency; a
     dispatch that also reduces along the last axis is tiled 8 rows by 8 columns and runs
-    several chains at once. A large returned value computed by such a chain therefore gets a
-    row sum beside it, behind an optimization barrier (so nothing removes the unused sum):
-    IREE fuses the sum into the value's dispatch. The chain benchmark's gradient, whose
-    result is a 25-transcendental chain, ran 43 -> 36 ms; a 50-op chain returned whole,
-    25 -> 14 ms (Zen 3)."""
+    eight chains at once. A large returned value computed by such a chain therefore gets a
+    row sum beside it, behind an optimization barrier (so nothing removes the unused sum),
+    and IREE fuses the sum into the value's dispatch. Same process on Zen 3: a 50-op chain
+    (25 transcendentals) returned whole 25-26 -> 15 ms, the chain benchmark's gradient
+    45 -> 40 ms, 4 transcendentals 3.0 -> 2.3 ms; with 2 it broke even and with 1 it ran
+    1.5x slower, hence HEAVY_RESULT_MIN_TRANSCENDENTALS."""
     ret = body_ops(func)[-1]
     for i, value in enumerate(list(ret.operands)):
         s = spec_of_type(value.type)
@@ -111,10 +106,10 @@ def _transcendentals_before(value: ir.Value) -> int:
         if not isinstance(owner, (ir.Operation, ir.OpView)):
             continue  # a block argument
         op = owner.operation
-        if op in seen or op.name not in _ELEMENTWISE:
+        if op in seen or op.name not in sh.ELEMENTWISE:
             continue
         seen.add(op)
-        count += op.name in _TRANSCENDENTAL
+        count += op.name in sh.TRANSCENDENTAL
         stack.extend(op.operands)
     return count
 
