@@ -8,6 +8,7 @@ passes a decoded view of an operation (`OpDef.decode`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -331,19 +332,18 @@ def dense_constant(array: np.ndarray, spec: TensorSpec) -> ir.Attribute:
     return ir.DenseElementsAttr.get(data, type=ir_type(spec).element_type, shape=list(spec.shape))
 
 
-_SPLATS: dict[tuple[ir.Context, TensorSpec, str], ir.Attribute] = {}
-
-
 def splat_constant(value: float | int | bool, spec: TensorSpec) -> ir.Attribute:
-    """The splat DenseElementsAttr of type `spec` holding `value`. Kept per context, as
-    MLIR attributes are immutable; keyed by `repr`, which tells -0.0 from 0.0."""
-    key = (ir.Context.current, spec, repr(value))
-    found = _SPLATS.get(key)
-    if found is None:
-        element = element_ir_type(spec.dtype)
-        scalar = ir.FloatAttr.get(element, float(value)) if spec.is_float else ir.IntegerAttr.get(element, int(value))
-        found = _SPLATS[key] = ir.DenseElementsAttr.get_splat(ir_type(spec), scalar)
-    return found
+    """The splat DenseElementsAttr of type `spec` holding `value`."""
+    return _splat(ir.Context.current, spec, repr(value), value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _splat(context: ir.Context, spec: TensorSpec, spelling: str, value: float | int | bool) -> ir.Attribute:
+    """Kept per context, as MLIR attributes are immutable; `spelling` (the value's repr)
+    keeps -0.0 apart from 0.0, which compare equal."""
+    element = element_ir_type(spec.dtype)
+    scalar = ir.FloatAttr.get(element, float(value)) if spec.is_float else ir.IntegerAttr.get(element, int(value))
+    return ir.DenseElementsAttr.get_splat(ir_type(spec), scalar)
 
 
 def _is_uniform(array: np.ndarray) -> bool:
