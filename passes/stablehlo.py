@@ -44,6 +44,12 @@ def _list(values: Sequence[int]) -> str:
     return "[" + ", ".join(str(int(v)) for v in values) + "]"
 
 
+def producer(x: Value) -> ir.Operation | None:
+    """The op that computes `x`, or None for a block argument."""
+    owner = x.owner
+    return owner.operation if isinstance(owner, (ir.Operation, ir.OpView)) else None
+
+
 def create(name: str, results: Sequence[TensorSpec], operands: Sequence[Value],
            attributes: dict[str, ir.Attribute] | None = None, regions: int = 0) -> ir.Operation:
     return ir.Operation.create(name, results=[ir_type(r) for r in results], operands=list(operands),
@@ -211,11 +217,11 @@ def pad(x: Value, value: Value, low: Sequence[int], high: Sequence[int], interio
 def reverse(x: Value, dims: Sequence[int]) -> Value:
     if not dims:
         return x
-    owner = x.owner
-    if isinstance(owner, (ir.Operation, ir.OpView)) and owner.name == "stablehlo.slice":
-        strides = list(owner.attributes["strides"])
+    sliced = producer(x)
+    if sliced is not None and sliced.name == "stablehlo.slice":
+        strides = list(sliced.attributes["strides"])
         if any(st > 1 for st in strides):
-            return _reverse_of_strided_slice(owner, dims)
+            return _reverse_of_strided_slice(sliced, dims)
     return _one("stablehlo.reverse", spec(x), [x], {"dimensions": _i64s(dims)})
 
 
@@ -498,13 +504,12 @@ def reduce(x: Value, init: float | int | bool, dims: Sequence[int], combiner: st
     s = spec(x)
     if not dims:
         return x
-    owner = x.owner
-    if (combiner == "add" and init == 0 and isinstance(owner, (ir.Operation, ir.OpView))
-            and owner.name == "stablehlo.negate"):
+    negated = producer(x)
+    if combiner == "add" and init == 0 and negated is not None and negated.name == "stablehlo.negate":
         # -sum(x), not sum(-x): IREE 3.13 folds the negation into the accumulator as a
         # subtraction, which its GPU backends cannot split ("failed to get neutral element
         # for reduction"; every layer-norm gradient failed to compile for CUDA).
-        return negate(reduce(owner.operands[0], init, dims, combiner))
+        return negate(reduce(negated.operands[0], init, dims, combiner))
     if len(dims) > 1:
         *rest, last = sorted(dims)
         return reduce(reduce(x, init, [last], combiner), init, rest, combiner)

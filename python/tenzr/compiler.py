@@ -54,11 +54,11 @@ def prepare_for_target(module: ir.Operation, target: Target) -> None:
     (`targets.WIDENED`), and the runtime narrows them back.
     """
     if target.name == "cpu":
+        in_place = not _has_op(module, _MAY_WRITE_AN_OPERAND)
         for func in functions(module).values():
             if func.regions[0].blocks:
                 _tile_heavy_elementwise_results(func)
-        if not _has_op(module, _MAY_WRITE_AN_OPERAND):
-            for func in functions(module).values():
+            if in_place:
                 _add_reflection(func, {INPUTS_REFLECTION: "in-place"})
         return
     if target.name != "vulkan" or target.vulkan_target:
@@ -102,11 +102,8 @@ def _transcendentals_before(value: ir.Value) -> int:
     seen: set[ir.Operation] = set()
     stack, count = [value], 0
     while stack:
-        owner = stack.pop().owner
-        if not isinstance(owner, (ir.Operation, ir.OpView)):
-            continue  # a block argument
-        op = owner.operation
-        if op in seen or op.name not in sh.ELEMENTWISE:
+        op = sh.producer(stack.pop())
+        if op is None or op in seen or op.name not in sh.ELEMENTWISE:
             continue
         seen.add(op)
         count += op.name in sh.TRANSCENDENTAL
