@@ -96,3 +96,8 @@ def load_program(text: str, target: Target, flags: tuple[str, ...] = ()) -> Prog
     program = Program(vmfb, target)
     _PROGRAMS[key] = program
     return program
+
+
+def forget_loaded() -> None:
+    """Drops the loaded programs kept for reuse (the disk cache stays)."""
+    _PROGRAMS.clear()

@@ -13,8 +13,6 @@ the allocator and results are copied back through a staging buffer.
 
 from __future__ import annotations
 
-import functools
-
 import iree.runtime as rt
 import numpy as np
 
@@ -22,22 +20,40 @@ from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.types import numpy_dtype
 from tenzr.targets import HOST_BUFFER_ALIGNMENT, INPUTS_REFLECTION, WIDENED, Target
 
+_CONFIGS: dict[str, rt.Config] = {}
 
-@functools.cache
+
 def device_config(driver: str) -> rt.Config:
-    """The process-wide runtime configuration (and device) of `driver`."""
+    """The process-wide runtime configuration (and device) of `driver`, opened on first use."""
+    config = _CONFIGS.get(driver)
+    if config is None:
+        config = _CONFIGS[driver] = rt.Config(device=_open_device(driver))
+    return config
+
+
+def _open_device(driver: str) -> rt.HalDevice:
     try:
-        return rt.Config(driver)
+        return rt.get_device(driver, cache=False)
     except (RuntimeError, ValueError) as e:
         raise TenzrError(f"no usable '{driver}' device: {e}") from None
 
 
 def device_available(driver: str) -> bool:
-    try:
-        device_config(driver)
+    """Whether `driver` has a usable device. One not open yet is opened and closed again,
+    not kept: IREE's Vulkan device on Mesa's lavapipe keeps two threads polling while it is
+    open (an idle process then holds two cores busy)."""
+    if driver in _CONFIGS:
         return True
+    try:
+        _open_device(driver)
     except TenzrError:
         return False
+    return True
+
+
+def close_devices() -> None:
+    """Forgets the open devices: each closes once no loaded Program still holds it."""
+    _CONFIGS.clear()
 
 
 class Program:

@@ -9,6 +9,7 @@ functions to the module being traced and emits a `func.call`. So `jit(grad(f))`,
 from __future__ import annotations
 
 import functools
+import gc
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -17,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from tenzr.cache import load_program
+from tenzr.cache import forget_loaded, load_program
 from tenzr.compiler import lower_to_stablehlo
 from tenzr.core import (
     Array,
@@ -39,7 +40,7 @@ from tenzr.dialect.types import TensorSpec, numpy_dtype, spec_of_type
 from tenzr.passes.registry import parse_pipeline, run_pipeline
 from tenzr.passes.tenzr_grad import CUSTOM_VJP, differentiate
 from tenzr.pytree import TreeDef, flatten, unflatten
-from tenzr.runtime import Program
+from tenzr.runtime import Program, close_devices
 from tenzr.targets import Target, as_target
 
 
@@ -185,6 +186,17 @@ def compile_traceable(fn: Callable, args: tuple, target: Target, key: Any) -> Co
     compiled = Compiled(program, traced.out_tree, specs, timings)
     _COMPILED[cache_key] = compiled
     return compiled
+
+
+def clear_caches() -> None:
+    """Forgets every compiled program kept in memory (JAX's name; the disk cache stays) and
+    closes each runtime device once no program still held elsewhere uses it. IREE's Vulkan
+    device on Mesa's lavapipe keeps two threads polling while it is open, so a process done
+    with Vulkan gets two cores back this way."""
+    _COMPILED.clear()
+    forget_loaded()
+    close_devices()
+    gc.collect()  # IREE's SystemContext refers to itself (through its bound modules)
 
 
 class Traceable:

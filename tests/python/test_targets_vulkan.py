@@ -3,13 +3,17 @@ lavapipe); without one these tests skip with the reason."""
 
 from __future__ import annotations
 
+import os
+import threading
+import time
+
 import numpy as np
 import pytest
-from harness import check_forward, check_vjp, compile_rows
+from harness import check_forward, check_vjp, compile_rows_vmfb
 from op_table import GRAD_ROWS, ROWS
 
 import tenzr as tz
-from tenzr.runtime import device_available, device_config
+from tenzr.runtime import Program, device_available, device_config
 from tenzr.targets import Target
 
 VULKAN = Target("vulkan")
@@ -31,26 +35,26 @@ VULKAN_GRAD_ROWS = [r for r in GRAD_ROWS if _portable_vulkan(r) and all(a.dtype 
 
 
 @pytest.fixture(scope="module")
-def vulkan_forward():
-    return compile_rows(VULKAN_ROWS, grad=False, target=VULKAN)
+def vulkan_programs():
+    """The forward and VJP tables compiled before the device opens (on lavapipe its polling
+    threads would slow the compiles down), and the device closed after the module."""
+    vmfbs = (compile_rows_vmfb(VULKAN_ROWS, grad=False, target=VULKAN),
+             compile_rows_vmfb(VULKAN_GRAD_ROWS, grad=True, float64=False, target=VULKAN))
+    yield tuple(Program(vmfb, VULKAN) for vmfb in vmfbs)
+    tz.clear_caches()
 
 
 @needs_vulkan
 @pytest.mark.parametrize("index", range(len(VULKAN_ROWS)), ids=[r.name for r in VULKAN_ROWS])
-def test_forward_on_vulkan(vulkan_forward, index):
-    check_forward(vulkan_forward, index, VULKAN_ROWS[index])
-
-
-@pytest.fixture(scope="module")
-def vulkan_vjps():
-    return compile_rows(VULKAN_GRAD_ROWS, grad=True, float64=False, target=VULKAN)
+def test_forward_on_vulkan(vulkan_programs, index):
+    check_forward(vulkan_programs[0], index, VULKAN_ROWS[index])
 
 
 @needs_vulkan
 @pytest.mark.parametrize("index", range(len(VULKAN_GRAD_ROWS)), ids=[r.name for r in VULKAN_GRAD_ROWS])
-def test_gradients_on_vulkan_match_finite_differences(vulkan_vjps, index):
+def test_gradients_on_vulkan_match_finite_differences(vulkan_programs, index):
     """float32 VJPs on Vulkan against central differences of each row's NumPy reference."""
-    check_vjp(vulkan_vjps, index, VULKAN_GRAD_ROWS[index], directions=3, float64=False)
+    check_vjp(vulkan_programs[1], index, VULKAN_GRAD_ROWS[index], directions=3, float64=False)
 
 
 @needs_vulkan
@@ -68,6 +72,43 @@ def test_api_on_vulkan_reads_results_back():
 def test_float64_on_portable_vulkan_is_a_clear_error():
     with pytest.raises(tz.TenzrError, match="float64 is not supported by IREE's portable Vulkan target"):
         tz.jit(lambda v: v * 2.0, target="vulkan")(np.ones(3))
+
+
+def _polling_threads() -> set[str]:
+    """This process's threads (other than the caller) found runnable at each of 20 looks over
+    0.2 s: threads that poll instead of sleeping."""
+    me = str(threading.get_native_id())
+    polling = None
+    for _ in range(20):
+        running = set()
+        for tid in os.listdir("/proc/self/task"):
+            try:
+                with open(f"/proc/self/task/{tid}/stat") as stat:
+                    state = stat.read().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue  # the thread ended
+            if tid != me and state == "R":
+                running.add(tid)
+        polling = running if polling is None else polling & running
+        time.sleep(0.01)
+    return polling
+
+
+@needs_vulkan
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads thread states from /proc")
+def test_vulkan_devices_close_when_nothing_needs_them():
+    """IREE's Vulkan device on lavapipe keeps two threads polling while it is open (two cores
+    busy in an idle process): probing for a device must not leave one open, and
+    tz.clear_caches closes the ones only the caches held."""
+    tz.clear_caches()
+    before = _polling_threads()
+    assert device_available("vulkan")
+    assert _polling_threads() <= before
+    np.testing.assert_array_equal(tz.jit(lambda v: v * 2.0, target="vulkan")(np.ones(3, np.float32)), 2.0)
+    if _polling_threads() <= before:
+        pytest.skip("this Vulkan device does not poll while open")
+    tz.clear_caches()
+    assert _polling_threads() <= before
 
 
 def test_devices_are_reused():
