@@ -192,17 +192,28 @@ def _differentiable(op: ir.Operation) -> bool:
 
 REMAT_MIN_ELEMENTS = 1 << 16
 """Elementwise values at least this large are recomputed for the sweep, not kept."""
+REMAT_MAX_TRANSCENDENTALS = 3
+"""Longer transcendental cones are left to IREE, which then stores a few of their values
+for the adjoint instead of computing the whole cone twice. Same process, Zen 3, value and
+gradient on 1024x1024: tanh(x)*exp(-x*x) (2 transcendentals) 3.4-3.6 ms left to IREE,
+2.6-2.8 ms recomputed; x*x*exp(x) (1) 1.6-1.7 and 1.2 ms; a sin/exp chain with 4, 8 and
+25 transcendentals 4.6, 9.8-11.6 and 26-31 ms left to IREE, 5.6, 12.7-14.0 and 40-44 ms
+recomputed."""
+TRANSCENDENTAL = frozenset(f"{PREFIX}{name}" for name in (
+    "exp", "expm1", "log", "log1p", "pow", "sqrt", "rsqrt", "tanh", "sigmoid", "sin", "cos"))
+"""The tenzr ops that lower to stablehlo.TRANSCENDENTAL ones."""
 
 
 def rematerialize(forward: list[ir.Operation], arguments: Sequence[Value]) -> dict[ir.Operation, ir.Operation]:
     """Copies of the elementwise ops that depend only on the function's arguments and
     constants, for the reverse sweep to read instead of the forward values.
 
-    IREE keeps every forward value an adjoint reads in its own buffer: a 50-op elementwise
-    chain on 1024x1024 stored 24 values of 4 MB and ran its value_and_grad in 35 ms;
-    recomputing them inside the adjoint's fused loop took 19 ms. The copies start from an
+    IREE keeps a forward value an adjoint reads in a buffer of its own; a short cone is
+    cheaper to compute again inside the adjoint's fused loop (see
+    REMAT_MAX_TRANSCENDENTALS for the measurements). The copies start from an
     optimization barrier on the arguments, so CSE cannot merge them back into the forward
-    ops. Only done when at least two large values would be recomputed.
+    ops. Only done when at least two large values would be recomputed, and when the copies
+    hold at most REMAT_MAX_TRANSCENDENTALS transcendental ops.
     """
     leaves = set(arguments)
     cheap: set[Value] = set()
@@ -215,7 +226,8 @@ def rematerialize(forward: list[ir.Operation], arguments: Sequence[Value]) -> di
               and all(v in cheap or v in leaves for v in op.operands)):
             cheap.update(op.results)
             chosen.append(op)
-    if sum(spec_of(op.results[0]).size >= REMAT_MIN_ELEMENTS for op in chosen) < 2:
+    if (sum(spec_of(op.results[0]).size >= REMAT_MIN_ELEMENTS for op in chosen) < 2
+            or sum(op.name in TRANSCENDENTAL for op in chosen) > REMAT_MAX_TRANSCENDENTALS):
         return {}
     used = list(dict.fromkeys(v for op in chosen for v in op.operands if v in leaves))
     mapping = dict(zip(used, sh.optimization_barrier(*used), strict=True))

@@ -42,3 +42,19 @@ func.func @small(%x: tensor<16x16xf32>, %w: tensor<16x16xf32>) -> tensor<f32> {
   %4 = "tenzr.reduce_sum"(%3) : (tensor<16x16xf32>) -> tensor<f32>
   return %4 : tensor<f32>
 }
+
+// -----
+
+// A cone of more than 3 transcendental ops is not recomputed: computing it twice costs more
+// than the few values IREE then stores for the adjoint (tenzr_grad.REMAT_MAX_TRANSCENDENTALS).
+// CHECK-LABEL: func.func @long_value_and_grad
+// CHECK-NOT: optimization_barrier
+// CHECK: return
+func.func @long(%x: tensor<256x256xf32>) -> tensor<f32> {
+  %0 = "tenzr.sin"(%x) : (tensor<256x256xf32>) -> tensor<256x256xf32>
+  %1 = "tenzr.exp"(%0) : (tensor<256x256xf32>) -> tensor<256x256xf32>
+  %2 = "tenzr.sin"(%1) : (tensor<256x256xf32>) -> tensor<256x256xf32>
+  %3 = "tenzr.exp"(%2) : (tensor<256x256xf32>) -> tensor<256x256xf32>
+  %4 = "tenzr.reduce_sum"(%3) : (tensor<256x256xf32>) -> tensor<f32>
+  return %4 : tensor<f32>
+}
