@@ -13,6 +13,8 @@ the allocator and results are copied back through a staging buffer.
 
 from __future__ import annotations
 
+import functools
+
 import iree.runtime as rt
 import numpy as np
 
@@ -85,7 +87,7 @@ class Program:
     def __call__(self, name: str, *arrays: np.ndarray) -> list[np.ndarray]:
         fn, reflection = self.function(name)
         # np.ascontiguousarray would turn rank-0 arrays into rank 1.
-        inputs = [np.require(a, requirements="C") for a in arrays]
+        inputs = [a if a.flags.c_contiguous else np.require(a, requirements="C") for a in arrays]
         try:
             if self._staged:
                 return self._call_staged(fn, reflection, inputs)
@@ -102,16 +104,22 @@ class Program:
         """Host memory serves as device memory: inputs are imported (copies of them unless
         the function is marked `in_place`) and results mapped."""
         allocator = self._config.device.allocator
-        imported = [a if in_place and a.ctypes.data % HOST_BUFFER_ALIGNMENT == 0 else _aligned_copy(a) for a in inputs]
-        args = rt.VmVariantList(len(imported))
-        for a in imported:
-            args.push_ref(rt.HalBufferView(allocator.import_host_allocation(a, _HOST_MEMORY, _HOST_USAGE),
-                                           a.shape, rt.array_interop.map_dtype_to_element_type(a.dtype)))
-        out = [view.map().asarray(tuple(view.shape), rt.HalElementType.map_to_dtype(view.element_type))
+        args = rt.VmVariantList(len(inputs))
+        imported, spans = [], []
+        for a in inputs:
+            start = a.ctypes.data
+            if not in_place or start % HOST_BUFFER_ALIGNMENT:
+                a = _aligned_copy(a)
+                start = a.ctypes.data
+            imported.append(a)
+            spans.append((start, start + a.nbytes))
+            args.push_ref(rt.HalBufferView(allocator.import_host_allocation(a, _HOST_MEMORY, _HOST_USAGE), a.shape,
+                                           _element_type(a.dtype)))
+        out = [view.map().asarray(tuple(view.shape), _numpy_dtype(view.element_type))
                for view in self._invoke(fn, args)]
         # IREE returns an input passed through (or a slice of one) as that very memory, and the
         # mapping does not keep the imported array alive: such results are copied while it is.
-        return [r.copy() if any(np.may_share_memory(r, a) for a in imported) else r for r in out]
+        return [r.copy() if _overlaps(r, spans) else r for r in out]
 
     def _call_staged(self, fn: rt.VmFunction, reflection: dict[str, str], inputs: list[np.ndarray]) -> list[np.ndarray]:
         device = self._config.device
@@ -133,6 +141,23 @@ class Program:
 
 _HOST_MEMORY = int(rt.MemoryType.HOST_LOCAL) | int(rt.MemoryType.DEVICE_VISIBLE)
 _HOST_USAGE = int(rt.BufferUsage.DEFAULT)
+
+
+@functools.cache
+def _element_type(dtype: np.dtype) -> rt.HalElementType:
+    return rt.array_interop.map_dtype_to_element_type(dtype)
+
+
+@functools.cache
+def _numpy_dtype(element_type: rt.HalElementType) -> np.dtype:
+    return rt.HalElementType.map_to_dtype(element_type)
+
+
+def _overlaps(a: np.ndarray, spans: list[tuple[int, int]]) -> bool:
+    """Whether the bytes of `a` (contiguous) overlap one of the [start, end) address spans."""
+    start = a.ctypes.data
+    end = start + a.nbytes
+    return any(low < end and start < high for low, high in spans)
 
 
 def _aligned_copy(a: np.ndarray) -> np.ndarray:

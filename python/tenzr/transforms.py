@@ -130,9 +130,12 @@ class Compiled:
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds spent compiling, by phase: trace, tenzr-grad, lowering, iree (0 on a cache hit)."""
 
+    def __post_init__(self) -> None:
+        self._dtypes = [numpy_dtype(s.dtype) for s in self.in_specs]
+
     def __call__(self, leaves: list[Any]) -> Any:
-        inputs = [leaf if isinstance(leaf, np.ndarray) and leaf.dtype == numpy_dtype(s.dtype) else
-                  np.asarray(leaf, dtype=numpy_dtype(s.dtype)) for leaf, s in zip(leaves, self.in_specs, strict=True)]
+        inputs = [leaf if isinstance(leaf, np.ndarray) and leaf.dtype == dtype else np.asarray(leaf, dtype=dtype)
+                  for leaf, dtype in zip(leaves, self._dtypes, strict=True)]
         return unflatten(self.out_tree, self.program("main", *inputs))
 
 
