@@ -86,8 +86,10 @@ class Program:
 
     def __call__(self, name: str, *arrays: np.ndarray) -> list[np.ndarray]:
         fn, reflection = self.function(name)
-        # np.ascontiguousarray would turn rank-0 arrays into rank 1.
-        inputs = [a if a.flags.c_contiguous else np.require(a, requirements="C") for a in arrays]
+        # np.ascontiguousarray would turn rank-0 arrays into rank 1; np.require also turns NumPy
+        # scalars into arrays.
+        inputs = [a if type(a) is np.ndarray and a.flags.c_contiguous else np.require(a, requirements="C")
+                  for a in arrays]
         try:
             if self._staged:
                 return self._call_staged(fn, reflection, inputs)
