@@ -107,7 +107,7 @@ class Program:
         the function is marked `in_place`) and results mapped."""
         allocator = self._config.device.allocator
         args = rt.VmVariantList(len(inputs))
-        imported, spans = [], []
+        imported, spans = [], []  # imported: the arrays IREE reads, kept alive until we return
         for a in inputs:
             start = a.ctypes.data
             if not in_place or start % HOST_BUFFER_ALIGNMENT:
@@ -117,7 +117,7 @@ class Program:
             spans.append((start, start + a.nbytes))
             args.push_ref(rt.HalBufferView(allocator.import_host_allocation(a, _HOST_MEMORY, _HOST_USAGE), a.shape,
                                            _element_type(a.dtype)))
-        out = [view.map().asarray(tuple(view.shape), _numpy_dtype(view.element_type))
+        out = [view.map().asarray(tuple(view.shape), _dtype_of(view.element_type))
                for view in self._invoke(fn, args)]
         # IREE returns an input passed through (or a slice of one) as that very memory, and the
         # mapping does not keep the imported array alive: such results are copied while it is.
@@ -134,7 +134,7 @@ class Program:
             view = device.allocator.allocate_buffer_copy(
                 memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT, device=device,
                 buffer=a.astype(np.int8) if a.dtype == np.bool_ else a,
-                element_type=rt.array_interop.map_dtype_to_element_type(a.dtype))
+                element_type=_element_type(a.dtype))
             args.push_ref(view)
         out = [_read_back(device, view) for view in self._invoke(fn, args)]
         return [r.astype(numpy_dtype(result_types[i])) if i < len(result_types) and result_types[i] in WIDENED else r
@@ -151,7 +151,7 @@ def _element_type(dtype: np.dtype) -> rt.HalElementType:
 
 
 @functools.cache
-def _numpy_dtype(element_type: rt.HalElementType) -> np.dtype:
+def _dtype_of(element_type: rt.HalElementType) -> np.dtype:
     return rt.HalElementType.map_to_dtype(element_type)
 
 
@@ -185,5 +185,4 @@ def _read_back(device: rt.HalDevice, view: rt.HalBufferView) -> np.ndarray:
     device.queue_copy(source, staging, wait_semaphores=rt.HalFence.create_at(semaphore, 0),
                       signal_semaphores=rt.HalFence.create_at(semaphore, 1))
     rt.HalFence.create_at(semaphore, 1).wait()
-    dtype = rt.HalElementType.map_to_dtype(view.element_type)
-    return np.array(staging.map().asarray(tuple(view.shape), dtype))
+    return np.array(staging.map().asarray(tuple(view.shape), _dtype_of(view.element_type)))
