@@ -326,8 +326,6 @@ def dense_constant(array: np.ndarray, spec: TensorSpec) -> ir.Attribute:
     array = np.asarray(array)
     if array.size and _is_uniform(array):
         return splat_constant(array.flat[0].item(), spec)
-    if spec.dtype == "bf16":
-        raise ValueError("a non-uniform bfloat16 constant has no NumPy buffer to build it from")
     data = np.ascontiguousarray(np.broadcast_to(array, spec.shape), dtype=numpy_dtype(spec.dtype))
     return ir.DenseElementsAttr.get(data, type=ir_type(spec).element_type, shape=list(spec.shape))
 

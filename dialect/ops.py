@@ -119,7 +119,8 @@ sub = _binary("sub", "x - y, broadcast.", "x̄ = ȳ, ȳ' = -ȳ")
 mul = _binary("mul", "x * y, broadcast.", "x̄ = ȳ·y, ȳ' = ȳ·x")
 div = _binary("div", "x / y, broadcast (integer division truncates).", "x̄ = ȳ/y, ȳ' = -ȳ·out/y")
 pow_ = _binary("pow", "x ** y, broadcast.",
-               "x̄ = ȳ·y·x^(y-1) (0 where y = 0), ȳ' = ȳ·log(x)·out (0 where x = 0)")
+               "x̄ = ȳ·y·x^(y-1) (0 where y = 0), ȳ' = ȳ·log(x)·out with log(0) read as 0: at x = 0 that is 0 "
+               "for y ≥ 0 and NaN (0·∞) for y < 0, as in JAX")
 maximum = _binary("maximum", "Elementwise maximum, broadcast.", "ȳ to the larger operand; ties split ȳ/2 each")
 minimum = _binary("minimum", "Elementwise minimum, broadcast.", "ȳ to the smaller operand; ties split ȳ/2 each")
 

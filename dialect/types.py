@@ -18,7 +18,8 @@ FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
 INT_TYPES = ("i32", "i64")
 ELEMENT_TYPES = (*FLOAT_TYPES, "i1", *INT_TYPES)
 
-# NumPy has no bfloat16; it maps to None and is rejected at the NumPy boundary.
+# NumPy has no bfloat16 of its own: bf16 is ml_dtypes' (which IREE's runtime uses), imported
+# only when a bf16 array meets NumPy.
 _NUMPY_DTYPES = {
     "f16": np.float16,
     "f32": np.float32,
@@ -27,6 +28,9 @@ _NUMPY_DTYPES = {
     "i32": np.int32,
     "i64": np.int64,
 }
+
+
+ITEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i32": 4, "i64": 8}
 
 
 class TensorSpec(NamedTuple):
@@ -59,18 +63,26 @@ class TensorSpec(NamedTuple):
 
 
 def numpy_dtype(dtype: str) -> np.dtype:
+    if dtype == "bf16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
     if dtype not in _NUMPY_DTYPES:
         raise ValueError(f"element type {dtype} has no NumPy equivalent")
     return np.dtype(_NUMPY_DTYPES[dtype])
 
 
 def element_type_of(dtype: np.dtype | type) -> str:
-    """The tenzr element-type name of a NumPy dtype."""
+    """The tenzr element-type name of a NumPy dtype (ml_dtypes' bfloat16 included)."""
     dt = np.dtype(dtype)
     for name, np_type in _NUMPY_DTYPES.items():
         if dt == np_type:
             return name
-    raise ValueError(f"NumPy dtype {dt} is not a tenzr element type ({', '.join(ELEMENT_TYPES)})")
+    if dt.name == "bfloat16":
+        return "bf16"
+    kind = "complex numbers are not supported" if dt.kind == "c" else "it is not a tenzr element type"
+    raise ValueError(f"NumPy dtype {dt}: {kind} (tenzr has float16, bfloat16, float32, float64, bool, int32 and "
+                     "int64)")
 
 
 _ELEMENT_FACTORIES = {

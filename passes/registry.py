@@ -89,7 +89,7 @@ def make_pass(flag: str, options: str = "") -> Pass:
     hints = typing.get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     values: dict[str, Any] = {}
-    for item in options.split():
+    for item in _option_items(options):
         key, sep, text = item.partition("=")
         if not sep:
             raise TenzrError(f"option '{item}' of pass '{flag}' must be written key=value")
@@ -98,6 +98,19 @@ def make_pass(flag: str, options: str = "") -> Pass:
             raise TenzrError(f"pass '{flag}' has no option '{key}' (options: {known})")
         values[key] = _convert(cls, key, text.strip('"'), hints[key], fields[key].metadata.get("choices"))
     return cls(**values)
+
+
+def _option_items(options: str) -> list[str]:
+    """`key=value` items separated by spaces or, as MLIR also accepts, commas: a comma piece
+    without `=` continues the list value before it (`wrt=0,2,mode=vjp`)."""
+    items: list[str] = []
+    for word in options.split():
+        for piece in word.split(","):
+            if "=" in piece or not items:
+                items.append(piece)
+            else:
+                items[-1] += "," + piece
+    return [item for item in items if item]
 
 
 # --------------------------------------------------------------------------- pipelines

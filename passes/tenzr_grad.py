@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from tenzr.dialect.context import body_ops, functions, module_body
+from tenzr.dialect.context import body_ops, captured_values, functions, module_body
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.opdef import PREFIX
@@ -154,6 +154,9 @@ class _Sweep:
                 ct = cts[0] if len(cts) == 1 else [c if c is not None else sh.zeros(s)
                                                    for c, s in zip(cts, decoded.results, strict=True)]
                 grads = VJP_RULES[op.name](decoded, ct)
+            elif len(op.regions):
+                raise TenzrError(f"'{op.name}' op has regions, which tenzr-grad does not differentiate yet, but it "
+                                 "lies on a differentiated path (write branches with tenzr.select)", op.location)
             else:
                 raise TenzrError(f"'{op.name}' op has no gradient rule, but it lies on a differentiated path",
                                  op.location)
@@ -233,25 +236,27 @@ def rematerialize(forward: list[ir.Operation], arguments: Sequence[Value]) -> di
     mapping = dict(zip(used, sh.optimization_barrier(*used), strict=True))
     copies = {}
     for op in chosen:
-        attributes = {named.name: named.attr for named in op.attributes}
-        copy = ir.Operation.create(op.name, results=[r.type for r in op.results],
-                                   operands=[mapping.get(v, v) for v in op.operands], attributes=attributes,
-                                   loc=op.location)
+        copy = op.clone()
+        for i, v in enumerate(op.operands):
+            if v in mapping:
+                copy.operands[i] = mapping[v]
         mapping.update(zip(op.results, copy.results, strict=True))
         copies[op] = copy
     return copies
 
 
 def activity(forward: list[ir.Operation], wrt: Sequence[Value], outputs: Sequence[Value]) -> set[Value]:
-    """Values that depend on `wrt` (varied) and reach `outputs` (useful)."""
+    """Values that depend on `wrt` (varied) and reach `outputs` (useful). An op with regions
+    depends on the values its regions use from outside it as on its operands."""
+    inputs = {op: [*op.operands, *captured_values(op)] for op in forward}
     varied = set(wrt)
     for op in forward:
-        if _differentiable(op) and any(v in varied for v in op.operands):
+        if _differentiable(op) and any(v in varied for v in inputs[op]):
             varied.update(r for r in op.results if (s := spec_of_type(r.type)) is not None and s.is_float)
     useful = {v for v in outputs if v in varied}
     for op in reversed(forward):
         if any(r in useful for r in op.results):
-            useful.update(v for v in op.operands if v in varied)
+            useful.update(v for v in inputs[op] if v in varied)
     return useful
 
 

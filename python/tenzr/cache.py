@@ -8,18 +8,23 @@ device once.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from iree.compiler.version import VERSION as IREE_VERSION
 
 from tenzr import __version__
 from tenzr.compiler import compile_stablehlo
-from tenzr.runtime import Program
 from tenzr.targets import Target, host_cpu_flags
+
+if TYPE_CHECKING:
+    from tenzr.runtime import Program
 
 CACHE_ENV = "TENZR_CACHE_DIR"
 
@@ -56,11 +61,45 @@ STATS = CacheStats()
 _PROGRAMS: dict[str, Program] = {}
 
 
-def _read(path: Path) -> bytes | None:
+ENTRY_MAGIC = b"tenzr-vmfb 1\n"
+"""An entry on disk: this line, the cache key and the SHA-256 of the module (64 hex digits
+each, one line), then the module. A file that does not match is never loaded: another
+program's module placed under a key would run wrongly, and a damaged one can crash the
+process (IREE does not check its bytecode)."""
+
+
+def _entry(key: str, vmfb: bytes) -> bytes:
+    return ENTRY_MAGIC + f"{key} {hashlib.sha256(vmfb).hexdigest()}\n".encode() + vmfb
+
+
+def _check_entry(key: str, data: bytes) -> tuple[bytes | None, str]:
+    """(the module, "") of a sound entry, or (None, what is wrong with it)."""
+    header_size = len(ENTRY_MAGIC) + 64 + 1 + 64 + 1
+    if not data.startswith(ENTRY_MAGIC) or len(data) < header_size:
+        return None, "not a tenzr cache entry" if data else "empty"
+    stored_key, _, digest = data[len(ENTRY_MAGIC):header_size - 1].decode("ascii", "replace").partition(" ")
+    vmfb = data[header_size:]
+    if stored_key != key:
+        return None, "it holds another program"
+    if hashlib.sha256(vmfb).hexdigest() != digest:
+        return None, "truncated or damaged"
+    return vmfb, ""
+
+
+def _read(path: Path, key: str) -> bytes | None:
+    """The module cached under `key`, or None. A bad entry is removed with a warning (and
+    compiled again by the caller)."""
     try:
-        return path.read_bytes()
+        data = path.read_bytes()
     except OSError:
         return None
+    vmfb, problem = _check_entry(key, data)
+    if vmfb is None:
+        warnings.warn(f"tenzr: discarding the compile-cache entry {path} ({problem}); compiling again",
+                      RuntimeWarning, stacklevel=4)
+        with contextlib.suppress(OSError):
+            path.unlink()
+    return vmfb
 
 
 def _write(directory: Path, path: Path, data: bytes) -> None:
@@ -78,6 +117,8 @@ def _write(directory: Path, path: Path, data: bytes) -> None:
 
 def load_program(text: str, target: Target, flags: tuple[str, ...] = ()) -> Program:
     """The program for StableHLO `text`: from memory, from disk, or compiled now."""
+    from tenzr.runtime import Program  # IREE's runtime is imported only when something runs
+
     key = cache_key(text, target, flags)
     program = _PROGRAMS.get(key)
     if program is not None:
@@ -85,14 +126,14 @@ def load_program(text: str, target: Target, flags: tuple[str, ...] = ()) -> Prog
         return program
     directory = cache_dir()
     path = directory / f"{key}.vmfb" if directory is not None else None
-    vmfb = _read(path) if path is not None else None
+    vmfb = _read(path, key) if path is not None else None
     if vmfb is not None:
         STATS.disk_hits += 1
     else:
         STATS.compiles += 1
         vmfb = compile_stablehlo(text, target, flags)
         if path is not None:
-            _write(directory, path, vmfb)  # type: ignore[arg-type]
+            _write(directory, path, _entry(key, vmfb))  # type: ignore[arg-type]
     program = Program(vmfb, target)
     _PROGRAMS[key] = program
     return program

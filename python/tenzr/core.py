@@ -7,8 +7,10 @@ a shape error names the line that caused it.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -23,7 +25,15 @@ from tenzr.dialect.context import make_context
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.opdef import OpDef, VerifyError, dense_constant
-from tenzr.dialect.types import ELEMENT_TYPES, FLOAT_TYPES, TensorSpec, element_type_of, numpy_dtype, spec_of
+from tenzr.dialect.types import (
+    ELEMENT_TYPES,
+    FLOAT_TYPES,
+    ITEM_BYTES,
+    TensorSpec,
+    element_type_of,
+    numpy_dtype,
+    spec_of,
+)
 
 _OWN_DIRS = (*(os.path.dirname(m.__file__) + os.sep for m in (tenzr.dialect, tenzr.passes)),
              os.path.dirname(os.path.abspath(__file__)) + os.sep)
@@ -40,13 +50,13 @@ def user_frame():
 def user_location() -> ir.Location:
     frame = user_frame()
     if frame is None:
-        return ir.Location.unknown()
+        return ir.Location.unknown(context())
     line, col = frame.f_lineno, 0
     positions = list(frame.f_code.co_positions())
     index = frame.f_lasti // 2
     if 0 <= index < len(positions) and positions[index][2] is not None:
         line, col = positions[index][0] or line, positions[index][2] + 1
-    return ir.Location.file(frame.f_code.co_filename, line, col)
+    return ir.Location.file(frame.f_code.co_filename, line, col, context=context())
 
 
 # --------------------------------------------------------------------------- tracing state
@@ -80,20 +90,30 @@ class Trace:
         return name
 
 
-_TRACES: list[Trace] = []
+class _ThreadState(threading.local):
+    """What each thread is tracing: a thread that calls a compiled function while another
+    traces must not see the other's trace."""
+
+    def __init__(self) -> None:
+        self.traces: list[Trace] = []
+        self.frames: list[Frame] = []
+
+
+_STATE = _ThreadState()
 
 
 def current_trace() -> Trace | None:
-    return _TRACES[-1] if _TRACES else None
+    traces = _STATE.traces
+    return traces[-1] if traces else None
 
 
 @contextmanager
 def tracing(trace: Trace) -> Iterator[Trace]:
-    _TRACES.append(trace)
+    _STATE.traces.append(trace)
     try:
         yield trace
     finally:
-        _TRACES.pop()
+        _STATE.traces.pop()
 
 
 class Frame:
@@ -118,24 +138,26 @@ class Frame:
         return [outer for outer, _ in self.captured.values()]
 
 
-_FRAMES: list[Frame] = []
+def current_frame() -> Frame | None:
+    frames = _STATE.frames
+    return frames[-1] if frames else None
 
 
 @contextmanager
 def function_frame(block: ir.Block) -> Iterator[Frame]:
     """Traces into `block`'s function until the context ends."""
     frame = Frame(block)
-    _FRAMES.append(frame)
+    _STATE.frames.append(frame)
     try:
         yield frame
     finally:
-        _FRAMES.pop()
+        _STATE.frames.pop()
 
 
 # --------------------------------------------------------------------------- arrays
 
 
-def _dtype_name(dtype: Any) -> str:
+def dtype_name(dtype: Any) -> str:
     """The tenzr element-type name of a NumPy dtype, a dtype name, or a tenzr name."""
     if isinstance(dtype, str) and dtype in ELEMENT_TYPES:
         return dtype
@@ -148,15 +170,28 @@ def _dtype_name(dtype: Any) -> str:
                          "bool, int32 or int64") from None
 
 
+_ESCAPED = ("a traced array was used outside the function that traced it (it escaped, e.g. through a global or "
+            "an attribute); pass it in as an argument instead")
+
+
+def _require_trace() -> None:
+    """Ops are only built while tracing: outside, a traced array met is one that escaped."""
+    if current_trace() is None:
+        raise TenzrError(_ESCAPED, user_location())
+
+
 def emit(opdef: OpDef, *operands: Array, result: TensorSpec | None = None, **attrs: Any) -> Array:
     """Emits one tenzr op at the user's source line; rule violations become TenzrErrors there."""
+    _require_trace()
     location = user_location()
     with location:
         try:
             out = opdef(*(a.value for a in operands), result=result, **attrs)
         except VerifyError as e:
             raise TenzrError(f"{opdef.mnemonic}: {e.message}", location) from None
-    return Array(out)
+    array = Array(out)
+    check_fits(array.spec, f"the result of {opdef.mnemonic}")
+    return array
 
 
 class Array:
@@ -167,19 +202,18 @@ class Array:
 
     def __init__(self, value: ir.Value):
         self._value = value
-        self._frame = _FRAMES[-1] if _FRAMES else None
+        self._frame = current_frame()
         self.spec = spec_of(value)
 
     @property
     def value(self) -> ir.Value:
         """This array as a value of the function being traced now (captured if it belongs
         to an enclosing one)."""
-        frame = _FRAMES[-1] if _FRAMES else None
+        frame = current_frame()
         if frame is self._frame or self._frame is None:
             return self._value
-        if self._frame not in _FRAMES:
-            raise TenzrError("a traced array was used outside the function that traced it (it escaped, e.g. "
-                             "through a global or an attribute); pass it in as an argument instead", user_location())
+        if self._frame not in _STATE.frames:
+            raise TenzrError(_ESCAPED, user_location())
         return frame.capture(self)
 
     # --- metadata
@@ -197,7 +231,7 @@ class Array:
 
     @property
     def dtype(self) -> np.dtype | str:
-        return "bfloat16" if self.spec.dtype == "bf16" else numpy_dtype(self.spec.dtype)
+        return numpy_dtype(self.spec.dtype)
 
     @property
     def is_float(self) -> bool:
@@ -322,11 +356,17 @@ def _np():
 
 def constant(value: Any, dtype: str | None = None) -> Array:
     """A constant array holding `value` (NumPy array or scalar)."""
+    _require_trace()
     array = np.asarray(value)
-    name = dtype or element_type_of(_default_dtype(array))
-    if name != "bf16":
-        array = array.astype(numpy_dtype(name))
+    if array.dtype.kind == "c":
+        raise TenzrError(f"complex numbers are not supported (got a {array.dtype} constant)", user_location())
+    try:
+        name = dtype or element_type_of(_default_dtype(array))
+    except ValueError as e:
+        raise TenzrError(f"unsupported constant: {e}", user_location()) from None
     spec = TensorSpec(array.shape, name)
+    check_fits(spec, "a constant")
+    array = array.astype(numpy_dtype(name), copy=False)
     with user_location():
         return Array(T.constant(value=dense_constant(array, spec)))
 
@@ -349,11 +389,11 @@ def asarray(x: Any, dtype: Any = None) -> Array:
     array = np.asarray(x)
     if array.dtype == object:
         raise TenzrError(f"cannot convert {type(x).__name__} to an array")
-    return constant(array, _dtype_name(dtype) if dtype is not None else element_type_of(array.dtype))
+    return constant(array, dtype_name(dtype) if dtype is not None else element_type_of(array.dtype))
 
 
 def astype(x: Array, dtype: Any) -> Array:
-    name = _dtype_name(dtype)
+    name = dtype_name(dtype)
     if name == x.spec.dtype:
         return x
     return emit(T.convert, x, result=x.spec.with_dtype(name))
@@ -386,7 +426,7 @@ class ShapeDtype:
     """An abstract input: a shape and dtype without data (for tz.trace and signatures)."""
 
     def __init__(self, shape: Sequence[int], dtype: Any = np.float32):
-        self.spec = TensorSpec(shape_tuple(shape), _dtype_name(dtype))
+        self.spec = TensorSpec(array_shape(shape), dtype_name(dtype))
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -401,12 +441,48 @@ def spec_of_leaf(x: Any) -> TensorSpec:
     array = np.asarray(x)
     if array.dtype == object:
         raise TenzrError(f"inputs must be arrays or numbers, got {type(x).__name__}")
-    return TensorSpec(array.shape, element_type_of(_default_dtype(array) if not isinstance(x, np.ndarray)
-                                                   else array.dtype))
+    # Python numbers are weakly typed (float32, int32); NumPy arrays and scalars keep their dtype.
+    dtype = array.dtype if isinstance(x, (np.ndarray, np.generic)) else _default_dtype(array)
+    try:
+        return TensorSpec(array.shape, element_type_of(dtype))
+    except ValueError as e:
+        raise TenzrError(f"unsupported input: {e}") from None
 
 
 
 def shape_tuple(shape: Any) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)):
+    """A shape given as an int or a sequence of ints (entries may be -1, as reshape takes)."""
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         return (int(shape),)
-    return tuple(int(d) for d in shape)
+    try:
+        dims = tuple(shape)
+    except TypeError:
+        dims = None
+    if dims is None or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in dims):
+        raise TenzrError(f"a shape must be an int or a sequence of ints, got {shape!r}", user_location())
+    return tuple(int(d) for d in dims)
+
+
+def array_shape(shape: Any) -> tuple[int, ...]:
+    """The shape of a new array: non-negative ints."""
+    dims = shape_tuple(shape)
+    if any(d < 0 for d in dims):
+        raise TenzrError(f"array dimensions must be non-negative, got shape {dims}", user_location())
+    return dims
+
+
+@functools.cache
+def _memory_bytes() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 1 << 62
+
+
+def check_fits(spec: TensorSpec, what: str) -> None:
+    """An array larger than this machine's memory is an error where it is made, not an
+    allocation failure (or the kernel's out-of-memory killer) when the program runs."""
+    needed = spec.size * ITEM_BYTES[spec.dtype]
+    if needed > _memory_bytes():
+        raise TenzrError(f"{what} of type {spec} would take {needed / 2**30:.1f} GiB, more than this machine's "
+                         f"{_memory_bytes() / 2**30:.1f} GiB of memory", user_location())

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tenzr.core import Array, _dtype_name, asarray, emit, promote
+from tenzr.core import Array, asarray, dtype_name, emit, promote
 from tenzr.dialect import ops as T
 from tenzr.dialect.opdef import OpDef
 from tenzr.dialect.types import TensorSpec
@@ -24,7 +24,7 @@ def _op(opdef: OpDef):
         if opdef.given_result:
             base = xs[0].spec if xs else TensorSpec((), "f32")
             result = TensorSpec(tuple(result_shape) if result_shape is not None else base.shape,
-                                _dtype_name(result_dtype) if result_dtype is not None else base.dtype)
+                                dtype_name(result_dtype) if result_dtype is not None else base.dtype)
         return emit(opdef, *xs, result=result, **attributes)
 
     fn.__name__ = opdef.mnemonic
@@ -68,7 +68,7 @@ def custom_call(target: str, *operands: Any, result_shape: Sequence[int] | None 
     xs = [asarray(o) for o in operands]
     base = xs[0].spec
     result = TensorSpec(tuple(result_shape) if result_shape is not None else base.shape,
-                        _dtype_name(result_dtype) if result_dtype is not None else base.dtype)
+                        dtype_name(result_dtype) if result_dtype is not None else base.dtype)
     return emit(T.custom_call, *xs, result=result, call_target_name=target, **attributes)
 
 

@@ -13,10 +13,21 @@ from typing import Any
 
 import numpy as np
 
-from tenzr.core import Array, asarray, astype, constant, emit, promote, shape_tuple, user_location
+from tenzr.core import (
+    Array,
+    array_shape,
+    asarray,
+    astype,
+    constant,
+    dtype_name,
+    emit,
+    promote,
+    shape_tuple,
+    user_location,
+)
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
-from tenzr.dialect.types import broadcast_shapes
+from tenzr.dialect.types import broadcast_shapes, numpy_dtype
 
 ArrayLike = Any
 
@@ -201,7 +212,7 @@ def swapaxes(x: ArrayLike, axis1: int, axis2: int) -> Array:
 
 def broadcast_to(x: ArrayLike, shape: Any) -> Array:
     x = asarray(x)
-    shape = shape_tuple(shape)
+    shape = array_shape(shape)
     if shape == x.shape:
         return x
     return emit(T.broadcast_to, x, result=x.spec.with_shape(shape))
@@ -274,23 +285,33 @@ def full_like(x: ArrayLike, fill_value: Any, dtype: Any = None) -> Array:
 
 
 def zeros(shape: Any, dtype: Any = np.float32) -> Array:
-    return asarray(np.zeros(shape_tuple(shape)), dtype)
+    return full(shape, 0, dtype)
 
 
 def ones(shape: Any, dtype: Any = np.float32) -> Array:
-    return asarray(np.ones(shape_tuple(shape)), dtype)
+    return full(shape, 1, dtype)
 
 
 def full(shape: Any, fill_value: Any, dtype: Any = np.float32) -> Array:
-    return asarray(np.full(shape_tuple(shape), fill_value), dtype)
+    """A splat constant: the value is broadcast, never written out in full."""
+    name = dtype_name(dtype)
+    return constant(np.broadcast_to(np.asarray(fill_value, numpy_dtype(name)), array_shape(shape)), name)
 
 
 def arange(*args: int, dtype: Any = np.int32) -> Array:
-    return asarray(np.arange(*args), dtype)
+    return asarray(_host("arange", lambda: np.arange(*args, dtype=numpy_dtype(dtype_name(dtype)))))
 
 
 def eye(n: int, m: int | None = None, dtype: Any = np.float32) -> Array:
-    return asarray(np.eye(n, m), dtype)
+    return asarray(_host("eye", lambda: np.eye(n, m, dtype=numpy_dtype(dtype_name(dtype)))))
+
+
+def _host(what: str, make: Any) -> np.ndarray:
+    """A constant's values, made by NumPy; too large a one is a clear error."""
+    try:
+        return make()
+    except MemoryError as e:
+        raise TenzrError(f"{what}: {e}", user_location()) from None
 
 
 # --------------------------------------------------------------------------- reductions
@@ -404,9 +425,12 @@ def outer(a: ArrayLike, b: ArrayLike) -> Array:
     return reshape(a, (-1, 1)) * reshape(b, (1, -1))
 
 
-def einsum(subscripts: str, *operands: ArrayLike) -> Array:
+def einsum(subscripts: Any, *operands: ArrayLike) -> Array:
     """Einstein summation over one or two operands (explicit or implicit output), mapped
-    onto transposes, reductions and one batched matmul."""
+    onto transposes, reductions and one batched matmul. Both of NumPy's call forms work:
+    `einsum("ij,jk->ik", a, b)` and `einsum(a, [0, 1], b, [1, 2], [0, 2])`."""
+    if not isinstance(subscripts, str):
+        subscripts, operands = _einsum_sublists(subscripts, *operands)
     spec = subscripts.replace(" ", "")
     if "..." in spec:
         raise TenzrError("einsum: ellipsis subscripts are not supported", user_location())
@@ -455,6 +479,32 @@ def einsum(subscripts: str, *operands: ArrayLike) -> Array:
     got = batch + free_a + free_b
     out = reshape(out, [size[c] for c in got])
     return transpose(out, [got.index(c) for c in output])
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _einsum_sublists(*args: Any) -> tuple[str, tuple]:
+    """NumPy's operand/sublist form as (subscripts, operands): operand, [axis ids], ...,
+    then an optional output [axis ids]; ids are ints in [0, 52)."""
+    def letters(sublist: Any) -> str:
+        if not isinstance(sublist, (list, tuple)):
+            raise TenzrError(f"einsum: expected a list of axis ids after each operand, got {sublist!r}",
+                             user_location())
+        ids = []
+        for i in sublist:
+            if i is Ellipsis:
+                raise TenzrError("einsum: ellipsis subscripts are not supported", user_location())
+            if not isinstance(i, (int, np.integer)) or not 0 <= i < len(_LETTERS):
+                raise TenzrError(f"einsum: axis ids must be ints in [0, {len(_LETTERS)}), got {i!r}",
+                                 user_location())
+            ids.append(_LETTERS[int(i)])
+        return "".join(ids)
+
+    pairs, rest = args[:len(args) // 2 * 2], args[len(args) // 2 * 2:]
+    operands = pairs[0::2]
+    inputs = ",".join(letters(sub) for sub in pairs[1::2])
+    return (f"{inputs}->{letters(rest[0])}" if rest else inputs), tuple(operands)
 
 
 # --------------------------------------------------------------------------- indexing
@@ -511,6 +561,9 @@ def getitem(x: Array, index: Any) -> Array:
         at = ellipses[0]
         entries[at:at + 1] = [slice(None)] * (x.ndim - len(real))
     entries += [slice(None)] * (x.ndim - len([e for e in entries if e is not None]))
+    # With an index array present, integers count as advanced indices too (NumPy's rule):
+    # that decides whether the advanced indices are adjacent, hence where their dims go.
+    has_array = any(_is_index_array(e) for e in entries)
     start, stop, step, reverse, advanced, layout = [], [], [], [], [], []
     dim = 0
     for e in entries:
@@ -518,7 +571,7 @@ def getitem(x: Array, index: Any) -> Array:
             layout.append(("new", None))
             continue
         n = x.shape[dim]
-        if isinstance(e, (bool, np.bool_)) or (isinstance(e, (np.ndarray, Array, list)) and np.dtype(
+        if isinstance(e, (bool, np.bool_)) or (_is_index_array(e) and np.dtype(
                 getattr(e, "dtype", np.asarray(e).dtype) if not isinstance(e, Array) else e.dtype) == np.bool_):
             raise TenzrError("boolean mask indexing gives a data-dependent shape; use tz.where(mask, x, 0) instead",
                              user_location())
@@ -526,8 +579,13 @@ def getitem(x: Array, index: Any) -> Array:
             i = int(e) + n if e < 0 else int(e)
             if not 0 <= i < n:
                 raise TenzrError(f"index {int(e)} is out of bounds for axis {dim} with size {n}", user_location())
-            start.append(i), stop.append(i + 1), step.append(1)
-            layout.append(("int", dim))
+            if has_array:
+                start.append(0), stop.append(n), step.append(1)
+                advanced.append((dim, _index_array(np.int32(i))))
+                layout.append(("adv", dim))
+            else:
+                start.append(i), stop.append(i + 1), step.append(1)
+                layout.append(("int", dim))
         elif isinstance(e, slice):
             b, s_, k = e.indices(n)
             count = len(range(b, s_, k))
@@ -549,6 +607,10 @@ def getitem(x: Array, index: Any) -> Array:
     if reverse:
         out = emit(T.reverse, out, dimensions=reverse)
     return _finish_index(out, layout, advanced)
+
+
+def _is_index_array(e: Any) -> bool:
+    return isinstance(e, (np.ndarray, Array, list, tuple))
 
 
 def _finish_index(out: Array, layout: list, advanced: list) -> Array:

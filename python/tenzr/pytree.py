@@ -8,6 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tenzr.dialect.diagnostics import TenzrError
+
+MAX_DEPTH = 200
+"""How deeply containers may nest (Python's own recursion limit would otherwise end it)."""
+
 
 @dataclass(frozen=True)
 class TreeDef:
@@ -39,21 +44,37 @@ LEAF = TreeDef("leaf")
 
 def flatten(tree: Any) -> tuple[list[Any], TreeDef]:
     leaves: list[Any] = []
-    return leaves, _flatten(tree, leaves)
+    return leaves, _flatten(tree, leaves, 0)
 
 
-def _flatten(tree: Any, leaves: list[Any]) -> TreeDef:
+def _flatten(tree: Any, leaves: list[Any], depth: int) -> TreeDef:
     if tree is None:
         return TreeDef("none")
-    if isinstance(tree, tuple) and hasattr(tree, "_fields"):
-        return TreeDef("namedtuple", tuple(_flatten(t, leaves) for t in tree), (type(tree),))
-    if isinstance(tree, (tuple, list)):
-        return TreeDef("list" if isinstance(tree, list) else "tuple", tuple(_flatten(t, leaves) for t in tree))
+    if not isinstance(tree, (tuple, list, dict)):
+        leaves.append(tree)
+        return LEAF
+    if depth >= MAX_DEPTH:
+        raise TenzrError(f"a pytree nests more than {MAX_DEPTH} containers deep")
+    children = []
     if isinstance(tree, dict):
-        keys = tuple(sorted(tree))
-        return TreeDef("dict", tuple(_flatten(tree[k], leaves) for k in keys), keys)
-    leaves.append(tree)
-    return LEAF
+        keys = _sorted_keys(tree)
+        for k in keys:
+            children.append(_flatten(tree[k], leaves, depth + 1))
+        return TreeDef("dict", tuple(children), keys)
+    for t in tree:
+        children.append(_flatten(t, leaves, depth + 1))
+    if hasattr(tree, "_fields"):
+        return TreeDef("namedtuple", tuple(children), (type(tree),))
+    return TreeDef("list" if isinstance(tree, list) else "tuple", tuple(children))
+
+
+def _sorted_keys(tree: dict) -> tuple:
+    try:
+        return tuple(sorted(tree))
+    except TypeError:
+        kinds = sorted({type(k).__name__ for k in tree})
+        raise TenzrError(f"a dict in a pytree has keys that cannot be sorted against each other "
+                         f"({', '.join(kinds)}); use keys of one type") from None
 
 
 def unflatten(treedef: TreeDef, leaves: list[Any]) -> Any:
@@ -65,10 +86,11 @@ def _build(treedef: TreeDef, it) -> Any:
         return next(it)
     if treedef.kind == "none":
         return None
-    children = [_build(c, it) for c in treedef.children]
+    children = []
+    for c in treedef.children:
+        children.append(_build(c, it))
     if treedef.kind == "dict":
         return dict(zip(treedef.keys, children, strict=True))
     if treedef.kind == "namedtuple":
         return treedef.keys[0](*children)
     return tuple(children) if treedef.kind == "tuple" else children
-

@@ -2,7 +2,8 @@
 
 On CPU, results are mapped, not copied, and NumPy inputs are imported without a copy
 into functions marked for it at compile time (compiler.prepare_for_target: IREE 3.13
-writes into the input buffers of some ops, so modules with them get copies). Code for CPU
+writes into the input buffers of some ops, so modules with them get copies; read-only
+arrays are copied too, as IREE imports only writable memory). Code for CPU
 is compiled to assume 16-byte aligned buffers (`targets.HOST_BUFFER_ALIGNMENT`, which
 NumPy's allocations meet; IREE's default of 64 would make its vector loads fault on them).
 IREE's own function invoker copied every input: 0.6 ms of a 6 ms MLP step.
@@ -53,9 +54,17 @@ def device_available(driver: str) -> bool:
     return True
 
 
+KEPT_OPEN = frozenset({"local-task"})
+"""Drivers whose device stays open for the process: results on CPU are NumPy views of the
+device's memory (not copies), and closing the device under them would leave them dangling.
+(GPU results are copied to the host, so their devices can close.)"""
+
+
 def close_devices() -> None:
-    """Forgets the open devices: each closes once no loaded Program still holds it."""
-    _CONFIGS.clear()
+    """Forgets the open GPU devices: each closes once no loaded Program still holds it."""
+    for driver in list(_CONFIGS):
+        if driver not in KEPT_OPEN:
+            del _CONFIGS[driver]
 
 
 class Program:
@@ -110,7 +119,7 @@ class Program:
         imported, spans = [], []  # imported: the arrays IREE reads, kept alive until we return
         for a in inputs:
             start = a.ctypes.data
-            if not in_place or start % HOST_BUFFER_ALIGNMENT:
+            if not in_place or start % HOST_BUFFER_ALIGNMENT or not a.flags.writeable:
                 a = _aligned_copy(a)
                 start = a.ctypes.data
             imported.append(a)

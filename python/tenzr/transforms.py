@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import functools
 import gc
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -40,8 +41,10 @@ from tenzr.dialect.types import TensorSpec, numpy_dtype, spec_of_type
 from tenzr.passes.registry import parse_pipeline, run_pipeline
 from tenzr.passes.tenzr_grad import CUSTOM_VJP, differentiate
 from tenzr.pytree import TreeDef, flatten, unflatten
-from tenzr.runtime import Program, close_devices
 from tenzr.targets import Target, as_target
+
+if TYPE_CHECKING:
+    from tenzr.runtime import Program
 
 
 def _def_location(fn: Callable) -> ir.Location:
@@ -154,11 +157,15 @@ def _cache_key(key: Any, leaves: list, in_tree: TreeDef, target: Target) -> tupl
     return key, in_tree, tuple(_signature(leaf) for leaf in leaves), target
 
 
+_TRACING = threading.RLock()
+"""Held while building IR: every trace of the process shares one MLIR context."""
+
+
 def _lower_main(fn: Callable, args: tuple, target: Target) -> tuple[Traced, str]:
     """Traces `fn(*args)` as `@main` and lowers it to StableHLO text. Only `@main` stays
     public: IREE then inlines the rest and compiles no entry points nobody calls (less
     code to generate), and functions left unused after differentiation are dropped."""
-    with context(), ir.Location.unknown():
+    with _TRACING, context(), ir.Location.unknown():
         trace = Trace(new_module(), {"main"})
         with _phase("trace"):
             traced = trace_into(trace, fn, args, "main")
@@ -172,30 +179,48 @@ def _lower_main(fn: Callable, args: tuple, target: Target) -> tuple[Traced, str]
             return traced, str(trace.module)
 
 
+_KEY_LOCKS: dict[tuple, threading.Lock] = {}
+_KEY_LOCKS_GUARD = threading.Lock()
+
+
 def compile_traceable(fn: Callable, args: tuple, target: Target, key: Any) -> Compiled:
-    """Traces `fn(*args)` as `@main`, lowers it and loads it (through the compile cache)."""
+    """Traces `fn(*args)` as `@main`, lowers it and loads it (through the compile cache).
+    Threads asking for the same program at once compile it once; the others wait for it."""
     leaves, in_tree = flatten(args)
     cache_key = _cache_key(key, leaves, in_tree, target)
     found = _COMPILED.get(cache_key)
     if found is not None:
         return found
-    specs = [spec_of_leaf(leaf) for leaf in leaves]
-    _PHASES.clear()
-    traced, text = _lower_main(fn, args, target)
-    with _phase("iree"):
+    with _KEY_LOCKS_GUARD:
+        key_lock = _KEY_LOCKS.setdefault(cache_key, threading.Lock())
+    with key_lock:
+        found = _COMPILED.get(cache_key)
+        if found is not None:
+            return found
+        specs = [spec_of_leaf(leaf) for leaf in leaves]
+        with _TRACING:
+            _PHASES.clear()
+            traced, text = _lower_main(fn, args, target)
+            timings = dict(_PHASES)
+        start = time.perf_counter()
         program = load_program(text, target)
-    timings = dict(_PHASES)
-    timings["trace"] -= timings.get("tenzr-grad", 0.0)  # differentiation happens while tracing
-    compiled = Compiled(program, traced.out_tree, specs, timings)
-    _COMPILED[cache_key] = compiled
+        timings["iree"] = time.perf_counter() - start
+        timings["trace"] -= timings.get("tenzr-grad", 0.0)  # differentiation happens while tracing
+        compiled = Compiled(program, traced.out_tree, specs, timings)
+        _COMPILED[cache_key] = compiled
+    with _KEY_LOCKS_GUARD:
+        _KEY_LOCKS.pop(cache_key, None)
     return compiled
 
 
 def clear_caches() -> None:
     """Forgets every compiled program kept in memory (JAX's name; the disk cache stays) and
-    closes each runtime device once no program still held elsewhere uses it. IREE's Vulkan
+    closes each GPU device once no program still held elsewhere uses it. IREE's Vulkan
     device on Mesa's lavapipe keeps two threads polling while it is open, so a process done
-    with Vulkan gets two cores back this way."""
+    with Vulkan gets two cores back this way. The CPU device stays open: CPU results live
+    in its memory."""
+    from tenzr.runtime import close_devices
+
     _COMPILED.clear()
     forget_loaded()
     close_devices()
@@ -254,8 +279,20 @@ class jit(Traceable):  # JAX's name
 # --------------------------------------------------------------------------- differentiation
 
 
-def _wrt_leaves(args: tuple, argnums: int | Sequence[int]) -> tuple[list[int], list[TreeDef]]:
-    """Flat leaf indices of the arguments picked by `argnums`, and their tree structures."""
+def _argnums(argnums: Any) -> int | tuple[int, ...]:
+    """`argnums` checked: an int, or a sequence of ints (which may repeat, as in JAX)."""
+    def is_int(n: Any) -> bool:
+        return isinstance(n, (int, np.integer)) and not isinstance(n, bool)
+
+    if is_int(argnums):
+        return int(argnums)
+    if isinstance(argnums, (tuple, list)) and argnums and all(is_int(n) for n in argnums):
+        return tuple(int(n) for n in argnums)
+    raise TenzrError(f"argnums must be an int or a non-empty tuple of ints, got {argnums!r}")
+
+
+def _wrt_leaves(args: tuple, argnums: int | tuple[int, ...]) -> tuple[list[list[int]], list[TreeDef]]:
+    """Flat leaf indices of each argument picked by `argnums`, and its tree structure."""
     nums = [argnums] if isinstance(argnums, int) else list(argnums)
     offsets, trees, start = [], [], 0
     per_arg = []
@@ -267,28 +304,49 @@ def _wrt_leaves(args: tuple, argnums: int | Sequence[int]) -> tuple[list[int], l
         if not -len(args) <= n < len(args):
             raise TenzrError(f"argnums {n} is out of range: the function was called with {len(args)} arguments")
         first, count = per_arg[n]
-        offsets += range(first, first + count)
+        offsets.append(list(range(first, first + count)))
         trees.append(flatten(args[n])[1])
     return offsets, trees
+
+
+def _scalar_loss(kind: str, out: Any, has_aux: bool) -> tuple[Array, Any]:
+    """(the value to differentiate, aux) of what f returned, checked."""
+    if has_aux:
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            got = f"a {type(out).__name__} of {len(out)}" if isinstance(out, (tuple, list)) else \
+                f"a single {type(out).__name__}"
+            raise TenzrError(f"{kind} with has_aux=True needs f to return a pair (output, aux), but it returned {got}")
+        out, aux = out
+    else:
+        aux = None
+    if isinstance(out, (tuple, list, dict)):
+        hint = "; pass has_aux=True if the rest is auxiliary data" if isinstance(out, (tuple, list)) else ""
+        raise TenzrError(f"{kind} needs f to return a floating-point scalar, but it returned a {type(out).__name__} "
+                         f"of {len(out)} values{hint}, or use tz.vjp for several outputs")
+    y = asarray(out)
+    if y.shape != () or not y.is_float:
+        raise TenzrError(f"{kind} needs f to return a floating-point scalar, but it returned shape "
+                         f"{y.shape} of {y.dtype}; use tz.vjp for non-scalar outputs, or reduce (e.g. .sum())")
+    return y, aux
 
 
 class _Gradient(Traceable):
     def __init__(self, fn: Callable, argnums: int | Sequence[int], has_aux: bool, target: str | Target,
                  with_value: bool):
-        self.fn, self.argnums, self.has_aux, self.with_value = fn, argnums, has_aux, with_value
+        self.fn, self.argnums, self.has_aux, self.with_value = fn, _argnums(argnums), has_aux, with_value
         self.target = as_target(target)
         functools.update_wrapper(self, fn, updated=())
 
     def cache_key(self) -> Any:
-        nums = self.argnums if isinstance(self.argnums, int) else tuple(self.argnums)
-        return ("grad", self.fn, nums, self.has_aux, self.with_value)
+        return ("grad", self.fn, self.argnums, self.has_aux, self.with_value)
 
     def trace_call(self, *args: Any) -> Any:
         trace = current_trace()
         assert trace is not None
         kind = "value_and_grad" if self.with_value else "grad"
         leaves = [asarray(leaf) for leaf in flatten(args)[0]]
-        wrt, trees = _wrt_leaves(args, self.argnums)
+        per_arg, trees = _wrt_leaves(args, self.argnums)
+        wrt = list(dict.fromkeys(i for offsets in per_arg for i in offsets))
         for i in wrt:
             if not leaves[i].is_float:
                 raise TenzrError(f"{kind}: cannot differentiate with respect to an input of dtype "
@@ -297,13 +355,7 @@ class _Gradient(Traceable):
         aux_box: list[TreeDef] = []
 
         def split(out: Any) -> Any:
-            y, aux = out if self.has_aux else (out, None)
-            if self.has_aux and not (isinstance(out, (tuple, list)) and len(out) == 2):
-                raise TenzrError(f"{kind} with has_aux=True needs f to return a pair (output, aux)")
-            y = asarray(y)
-            if y.shape != () or not y.is_float:
-                raise TenzrError(f"{kind} needs f to return a floating-point scalar, but it returned shape "
-                                 f"{y.shape} of {y.dtype}; use tz.vjp for non-scalar outputs, or reduce (e.g. .sum())")
+            y, aux = _scalar_loss(kind, out, self.has_aux)
             aux_leaves, aux_tree = flatten(aux)
             aux_box.append(aux_tree)
             return [y, *aux_leaves]
@@ -314,11 +366,10 @@ class _Gradient(Traceable):
         results = list(ir.FunctionType(ir.TypeAttr(derived.attributes["function_type"]).value).results)
         out = _call(ir.StringAttr(derived.attributes["sym_name"]).value, [*leaves, *traced.captures], results)
         n_aux = aux_box[0].num_leaves
-        value, aux_leaves, grads = out[0], out[1:1 + n_aux], out[1 + n_aux:]
-        grad_trees, start = [], 0
-        for tree in trees:
-            grad_trees.append(unflatten(tree, grads[start:start + tree.num_leaves]))
-            start += tree.num_leaves
+        value, aux_leaves = out[0], out[1:1 + n_aux]
+        grad_of = dict(zip(wrt, out[1 + n_aux:], strict=True))
+        grad_trees = [unflatten(tree, [grad_of[i] for i in offsets]) for tree, offsets in zip(trees, per_arg,
+                                                                                               strict=True)]
         g = grad_trees[0] if isinstance(self.argnums, int) else tuple(grad_trees)
         if self.has_aux:
             value = (value, unflatten(aux_box[0], aux_leaves))
@@ -484,7 +535,7 @@ def trace(fn: Callable, *examples: Any) -> str:
         %0 = "tenzr.exp"(%arg0) : (tensor<2xf32>) -> tensor<2xf32>
     ...
     """
-    with context(), ir.Location.unknown():
+    with _TRACING, context(), ir.Location.unknown():
         t = Trace(new_module())
         trace_into(t, fn, examples, _name(fn) if _name(fn) != "<lambda>" else "main")
         return str(t.module)

@@ -96,6 +96,12 @@ ROWS = [
      x[:2, ..., -1:], [r("S", 3, 4)], True),
     ("indexing_arrays", lambda x: x[IDX] + x[np.array([0, 1, 2]), IDX][:, None],
      lambda x: x[IDX] + x[np.array([0, 1, 2]), IDX][:, None], [r("T", 3, 3)], True),
+    # Integers count as advanced indices beside an index array, so these are separated by a
+    # slice (index dims first) or adjacent (index dims in place), as NumPy.
+    ("indexing_mixed_separated", lambda x: x[3, 2:, [1, 3]] + x[[0, 1], :, 2][:, 2:],
+     lambda x: x[3, 2:, [1, 3]] + x[[0, 1], :, 2][:, 2:], [r("mx", 5, 6, 4)], True),
+    ("indexing_mixed_square", lambda x: x[0, :, [1, 2, 3, 4, 5, 0]] + x[:, [1, 2, 3, 4, 5, 0], -1][0],
+     lambda x: x[0, :, [1, 2, 3, 4, 5, 0]] + x[:, [1, 2, 3, 4, 5, 0], -1][0], [r("my", 5, 6, 6)], True),
     ("zeros_ones_like", lambda x: x * tz.ones_like(x) + tz.zeros_like(x), lambda x: x * np.ones_like(x) +
      np.zeros_like(x), [r("U", 2)], True),
     ("astype_round_trip", lambda x: x.astype(np.float32).astype(np.float64) * x,

@@ -55,12 +55,15 @@ def test_reduce_prod_with_zeros_is_exact():
 
 
 def test_pow_at_base_zero():
+    """As docs/dialect.md states for tenzr.pow (and as JAX computes)."""
     x = np.array([0.0, 0.0, 0.0])
     y = np.array([0.0, 2.0, 0.5])
     value, (gx, gy) = tz.value_and_grad(lambda a, b: (a ** b).sum(), argnums=(0, 1))(x, y)
     np.testing.assert_allclose(value, 1.0)  # 0^0 = 1, 0^2 = 0, 0^0.5 = 0
-    np.testing.assert_array_equal(gy, [0.0, 0.0, 0.0])  # log(0) never multiplies 0
+    np.testing.assert_array_equal(gy, [0.0, 0.0, 0.0])  # log(0) is read as 0 where out is finite
     assert gx[0] == 0.0 and gx[1] == 0.0 and np.isinf(gx[2])  # d/dx x^0.5 at 0 really is +inf
+    value, gy = tz.value_and_grad(lambda b: (np.zeros(1) ** b).sum())(np.array([-1.0]))
+    assert np.isinf(value) and np.isnan(gy[0])  # 0^-1 = inf, and 0 · inf
 
 
 def test_tanh_gradient_keeps_precision_near_saturation():

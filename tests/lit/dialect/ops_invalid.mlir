@@ -58,9 +58,17 @@ func.func @dynamic_shape(%x: tensor<?xf32>) -> tensor<?xf32> {
 // -----
 
 func.func @unknown_op(%x: tensor<3xf32>) -> tensor<3xf32> {
-  // expected-error@+1 {{unknown op 'tenzr.frobnicate'}}
+  // expected-error@+1 {{unknown op 'tenzr.frobnicate' (the tenzr dialect has: abs, add,}}
   %0 = "tenzr.frobnicate"(%x) : (tensor<3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @misspelt_op(%x: tensor<3x3xf32>) -> tensor<3x3xf32> {
+  // expected-error@+1 {{unknown op 'tenzr.matmull'; did you mean 'tenzr.matmul'?}}
+  %0 = "tenzr.matmull"(%x, %x) : (tensor<3x3xf32>, tensor<3x3xf32>) -> tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
 }
 
 // -----
@@ -325,4 +333,11 @@ func.func @custom_call_name(%x: tensor<3xf32>) -> tensor<3xf32> {
   // expected-error@+1 {{requires attribute 'call_target_name' (string)}}
   %0 = "tenzr.custom_call"(%x) : (tensor<3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @no_return(%x: tensor<3xf32>) -> tensor<f32> {
+  // expected-error@+1 {{'tenzr.reduce_sum' op ends a block of 'func.func', but tenzr ops are not terminators (is a 'return' missing?)}}
+  %0 = "tenzr.reduce_sum"(%x) : (tensor<3xf32>) -> tensor<f32>
 }

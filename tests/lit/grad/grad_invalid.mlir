@@ -39,3 +39,31 @@ func.func @unregistered_custom(%x: tensor<2xf32>) -> tensor<f32> {
   %1 = "tenzr.reduce_sum"(%0) : (tensor<2xf32>) -> tensor<f32>
   return %1 : tensor<f32>
 }
+
+// -----
+
+// A value differentiated through a region it is captured by: an error until control flow
+// is differentiated, never a silent zero.
+func.func @through_scf_if(%x: tensor<3xf32>, %c: i1) -> tensor<f32> {
+  // expected-error@+1 {{'scf.if' op has regions, which tenzr-grad does not differentiate yet, but it lies on a differentiated path}}
+  %y = scf.if %c -> (tensor<3xf32>) {
+    %s = "tenzr.sin"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+    scf.yield %s : tensor<3xf32>
+  } else {
+    scf.yield %x : tensor<3xf32>
+  }
+  %0 = "tenzr.reduce_sum"(%y) : (tensor<3xf32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @through_execute_region(%x: tensor<3xf32>) -> tensor<f32> {
+  // expected-error@+1 {{'scf.execute_region' op has regions, which tenzr-grad does not differentiate yet}}
+  %y = scf.execute_region -> tensor<3xf32> {
+    %s = "tenzr.sin"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+    scf.yield %s : tensor<3xf32>
+  }
+  %0 = "tenzr.reduce_sum"(%y) : (tensor<3xf32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}

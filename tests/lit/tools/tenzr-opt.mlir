@@ -3,6 +3,8 @@
 // Passes run in command-line order, and --pass-pipeline mixes tenzr and MLIR passes.
 // RUN: tenzr-opt %s --tenzr-grad="func=f" --convert-tenzr-to-stablehlo --canonicalize | filecheck %s --check-prefix=ORDER
 // RUN: tenzr-opt %s --pass-pipeline="builtin.module(tenzr-grad{func=f mode=value_and_grad},convert-tenzr-to-stablehlo,canonicalize,cse,symbol-dce)" | filecheck %s --check-prefix=PIPE
+// Options may also be separated by commas, as MLIR accepts; a list value keeps its commas.
+// RUN: tenzr-opt %s --tenzr-grad=func=f,wrt=0,mode=vjp | filecheck %s --check-prefix=COMMA
 // RUN: cat %s | tenzr-opt - -o %t.out && filecheck %s --check-prefix=STDIN --input-file=%t.out
 // RUN: tenzr-opt %s --convert-tenzr-to-stablehlo --mlir-print-ir-after-all 2>&1 >/dev/null | filecheck %s --check-prefix=AFTER
 // RUN: tenzr-opt --list-passes | filecheck %s --check-prefix=LIST
@@ -16,6 +18,9 @@
 // PIPE-LABEL: func.func @f_value_and_grad
 // PIPE-SAME: -> (tensor<f32>, tensor<3xf32>)
 // PIPE-NOT: tenzr.
+
+// COMMA-LABEL: func.func @f_vjp
+// COMMA-SAME: (%arg0: tensor<3xf32>, %arg1: tensor<f32>) -> (tensor<f32>, tensor<3xf32>)
 
 // STDIN: "tenzr.reduce_sum"
 
