@@ -11,7 +11,8 @@ import functools
 import os
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+import types
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +38,52 @@ from tenzr.dialect.types import (
 
 _OWN_DIRS = (*(os.path.dirname(m.__file__) + os.sep for m in (tenzr.dialect, tenzr.passes)),
              os.path.dirname(os.path.abspath(__file__)) + os.sep)
+
+
+DEBUG_ENV = "TENZR_DEBUG"
+_HIDDEN_NOTE = f"(Tenzr's own frames are left out of this traceback; set {DEBUG_ENV}=1 to see them)"
+
+
+def _is_own(frame: Any) -> bool:
+    return frame.f_code.co_filename.startswith(_OWN_DIRS)
+
+
+def _without_own_frames(tb: types.TracebackType | None) -> types.TracebackType | None:
+    kept = []
+    while tb is not None:
+        if not _is_own(tb.tb_frame):
+            kept.append(tb)
+        tb = tb.tb_next
+    out = None
+    for entry in reversed(kept):
+        out = types.TracebackType(out, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return out
+
+
+def api_boundary(fn: Callable) -> Callable:
+    """Marks an entry point of the API. An error meant for the user (a TenzrError, or one
+    raised by the user's own code) leaves it without Tenzr's frames in its traceback, as
+    JAX filters its own, so the user's lines are what it shows; with TENZR_DEBUG=1 the
+    traceback is whole. Errors inside Tenzr itself (bugs) keep every frame."""
+
+    @functools.wraps(fn)
+    def entry(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except Exception as e:
+            tb = e.__traceback__
+            innermost = tb
+            while innermost is not None and innermost.tb_next is not None:
+                innermost = innermost.tb_next
+            user_error = isinstance(e, TenzrError) or (innermost is not None and not _is_own(innermost.tb_frame))
+            if os.environ.get(DEBUG_ENV) or not user_error:
+                raise
+            if _HIDDEN_NOTE not in getattr(e, "__notes__", ()):
+                e.add_note(_HIDDEN_NOTE)
+            e.__traceback__ = _without_own_frames(tb)
+            raise  # (a bare raise adds no frame of its own)
+
+    return entry
 
 
 def user_frame():
@@ -259,7 +306,13 @@ class Array:
         raise TenzrError("a traced array cannot be used as a Python int (its value is unknown while tracing); "
                          "use tz.lax.dynamic_slice or integer-array indexing instead", user_location())
 
-    __int__ = __float__ = __complex__ = __index__  # type: ignore[assignment]
+    __int__ = __index__  # type: ignore[assignment]
+
+    def __float__(self) -> float:
+        raise TenzrError("a traced array cannot be used as a Python float (its value is unknown while tracing); "
+                         "keep computing with it as an array, or return it to get its value", user_location())
+
+    __complex__ = __float__  # type: ignore[assignment]
 
     def __array__(self, *args: Any, **kwargs: Any) -> np.ndarray:
         raise TenzrError("a traced array cannot become a NumPy array while tracing: use tz.* functions "
@@ -331,6 +384,7 @@ _OPERATORS = {
 
 
 def _operator(name: str, swapped: bool):
+    @api_boundary
     def method(self: Array, other: Any) -> Array:
         fn = getattr(_np(), name)
         return fn(other, self) if swapped else fn(self, other)
@@ -425,6 +479,7 @@ def promote(*xs: Any) -> list[Array]:
 class ShapeDtype:
     """An abstract input: a shape and dtype without data (for tz.trace and signatures)."""
 
+    @api_boundary
     def __init__(self, shape: Sequence[int], dtype: Any = np.float32):
         self.spec = TensorSpec(array_shape(shape), dtype_name(dtype))
 

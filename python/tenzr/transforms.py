@@ -26,6 +26,7 @@ from tenzr.core import (
     Frame,
     ShapeDtype,
     Trace,
+    api_boundary,
     asarray,
     context,
     current_trace,
@@ -238,6 +239,7 @@ class Traceable:
     def cache_key(self) -> Any:
         return self
 
+    @api_boundary
     def __call__(self, *args: Any) -> Any:
         leaves, in_tree = flatten(args)
         if current_trace() is not None or any(isinstance(leaf, Array) for leaf in leaves):
@@ -245,11 +247,13 @@ class Traceable:
         found = _COMPILED.get(_cache_key(self.cache_key(), leaves, in_tree, self.target))
         return (found or self.compiled(*args))(leaves)
 
+    @api_boundary
     def compiled(self, *args: Any) -> Compiled:
         """The compiled program for `args`' signature (compiling it now if needed), with its
         compile timings."""
         return compile_traceable(self.trace_call, args, self.target, self.cache_key())
 
+    @api_boundary
     def lower(self, *args: Any) -> str:
         """The StableHLO module that calling with `args` compiles."""
         return _lower_main(self.trace_call, args, self.target)[1]
@@ -378,6 +382,7 @@ class _Gradient(Traceable):
         return (g, value[1]) if self.has_aux else g
 
 
+@api_boundary
 def grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, target: str | Target = "cpu"):
     """The gradient of scalar-valued `fn` with respect to argument(s) `argnums` (pytrees allowed).
 
@@ -387,6 +392,7 @@ def grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, 
     return _Gradient(fn, argnums, has_aux, target, with_value=False)
 
 
+@api_boundary
 def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
                    target: str | Target = "cpu"):
     """(fn(*args), grad(fn)(*args)) in one compiled program; with has_aux, ((value, aux), grads).
@@ -433,6 +439,7 @@ class _Pullback(Traceable):
         return tuple(unflatten(flatten(primals)[1], flat))
 
 
+@api_boundary
 def vjp(fn: Callable, *primals: Any, target: str | Target = "cpu") -> tuple[Any, Callable[[Any], tuple]]:
     """(fn(*primals), pullback) where pullback(cotangent) gives one cotangent per primal.
 
@@ -526,6 +533,7 @@ class custom_vjp(Traceable):  # JAX's name
         return unflatten(primal.out_tree, out)
 
 
+@api_boundary
 def trace(fn: Callable, *examples: Any) -> str:
     """The tenzr module of `fn` traced on `examples` (arrays or shape-dtype pytrees), as text.
 
