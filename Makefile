@@ -9,6 +9,7 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test lint lit pytest gpu-check gpu-bundle fuzz bench clean
 
 $(STAMP): pyproject.toml
+	@echo "Setting up $(VENV) (IREE's compiler and runtime, NumPy, the test tools): about a minute the first time..."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
@@ -16,6 +17,9 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/python examples/mlp.py
+	@echo
+	@echo "Tenzr is installed in $(VENV). To use tenzr-opt, tenzr-compile, tenzr-run and 'import tenzr'"
+	@echo "in this shell:  . $(VENV)/bin/activate"
 
 test: lint lit pytest
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from tenzr.dialect.diagnostics import TenzrErrors, from_mlir_error
+import re
+
+import numpy as np
+
+from tenzr.dialect.diagnostics import TenzrError, TenzrErrors, from_mlir_error
 from tenzr.dialect.ir_imports import ir
 
 _NOT_OPS = ("//", "!", "#")
@@ -16,6 +20,44 @@ def make_context() -> ir.Context:
     return context
 
 
+MAX_NESTING = 256
+"""Brackets may nest this deep: MLIR's recursive-descent parser runs out of stack a few
+thousand levels down (a segfault), well before any real program's depth."""
+MAX_DIGITS = 100
+"""Longer integer literals are refused: MLIR's parser can take minutes on huge ones."""
+_LONG_INTEGER = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
+_TOKENS = re.compile(rf'"(?:[^"\\\n]|\\.)*"|//[^\n]*|[{{}}()\[\]]|{_LONG_INTEGER.pattern}')
+_BRACKET_STEPS = np.zeros(256, np.int8)
+_BRACKET_STEPS[[ord(c) for c in "{(["]] = 1
+_BRACKET_STEPS[[ord(c) for c in "})]"]] = -1
+
+
+def _check_parsable(text: str, filename: str) -> None:
+    """Refuses input that would crash or stall MLIR's parser, at its line and column."""
+    data = np.frombuffer(text.encode("utf-8", "replace"), np.uint8)
+    depth = np.cumsum(_BRACKET_STEPS[data], dtype=np.int64)  # a quick look: strings and comments count too
+    if not (depth.size and int(depth.max()) > MAX_NESTING) and not _LONG_INTEGER.search(text):
+        return
+    level = 0
+    for match in _TOKENS.finditer(text):  # exact: strings and comments do not count
+        token = match.group()
+        if token[0] in "{([":
+            level += 1
+            if level > MAX_NESTING:
+                raise _located(f"the input nests brackets more than {MAX_NESTING} deep", text, match.start(), filename)
+        elif token[0] in "})]":
+            level -= 1
+        elif token[0].isdigit():
+            raise _located(f"an integer literal of {len(token)} digits is too long (at most {MAX_DIGITS})", text,
+                           match.start(), filename)
+
+
+def _located(message: str, text: str, offset: int, filename: str) -> TenzrError:
+    line = text.count("\n", 0, offset) + 1
+    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return TenzrError(message, ir.Location.file(filename, line, col))
+
+
 def parse_module(text: str, filename: str = "<stdin>") -> ir.Operation:
     """Parses `text` in the current context into a `builtin.module` operation.
 
@@ -23,6 +65,7 @@ def parse_module(text: str, filename: str = "<stdin>") -> ir.Operation:
     wrapper is prefixed to the line of the first op (after any type and attribute alias
     definitions, which must stay outside it), so only columns on that line shift.
     """
+    _check_parsable(text, filename)
     try:
         op = ir.Operation.parse(text, source_name=filename)
     except ir.MLIRError as e:

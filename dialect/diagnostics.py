@@ -6,7 +6,11 @@ and renders as `file:line:col: error: message`, or `error: message` without one.
 
 from __future__ import annotations
 
+import functools
+import os
 import re
+import sys
+import warnings
 
 from tenzr.dialect.ir_imports import ir
 
@@ -24,10 +28,14 @@ def format_location(location: ir.Location | None) -> str | None:
     return f"{filename}:{line}:{col}"
 
 
-class TenzrError(Exception):
-    """A user-facing error at an optional MLIR location."""
+Note = tuple[str, "ir.Location | None"]
 
-    def __init__(self, message: str, location: ir.Location | None = None, notes: tuple[str, ...] = ()):
+
+class TenzrError(Exception):
+    """A user-facing error at an optional MLIR location, with notes (each with its own
+    optional location, as MLIR's `note: prior use here`)."""
+
+    def __init__(self, message: str, location: ir.Location | None = None, notes: tuple[Note, ...] = ()):
         super().__init__(message)
         self.message = message
         self.location = location
@@ -45,7 +53,9 @@ class TenzrError(Exception):
     def render(self) -> str:
         prefix = f"{self.position}: " if self.position else ""
         lines = [f"{prefix}error: {self.message}"]
-        lines += [f"note: {note}" for note in self.notes]
+        for note, where in self.notes:
+            position = format_location(where)
+            lines.append(f"{position}: note: {note}" if position else f"note: {note}")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -55,7 +65,7 @@ class TenzrError(Exception):
 def from_mlir_error(error: ir.MLIRError, fallback: str) -> list[TenzrError]:
     """Converts the diagnostics an MLIR call raised into TenzrErrors (at least one)."""
     found = [
-        TenzrError(d.message, d.location, tuple(n.message for n in d.notes))
+        TenzrError(d.message, d.location, tuple((n.message, n.location) for n in d.notes))
         for d in error.error_diagnostics
     ]
     return found or [TenzrError(f"{fallback}: {error}")]
@@ -74,3 +84,31 @@ class TenzrErrors(TenzrError):
 
     def render(self) -> str:
         return "\n".join(e.render() for e in self._errors)
+
+
+_PACKAGES = ("tenzr", "tenzr.dialect", "tenzr.passes", "tenzr.tools")
+
+
+@functools.cache
+def own_dirs() -> tuple[str, ...]:
+    """The directories of Tenzr's own code (its packages live in separate folders)."""
+    import tenzr.dialect
+    import tenzr.passes
+
+    dirs = {os.path.dirname(m.__file__) for m in (sys.modules["tenzr"], tenzr.dialect, tenzr.passes)}
+    tools = sys.modules.get("tenzr.tools")
+    if tools is not None:
+        dirs.add(os.path.dirname(tools.__file__))
+    return tuple(d + os.sep for d in sorted(dirs))
+
+
+def is_own_file(filename: str) -> bool:
+    return filename.startswith(own_dirs())
+
+
+def warn(message: str) -> None:
+    """A RuntimeWarning attributed to the innermost caller outside Tenzr."""
+    level, frame = 2, sys._getframe(1)
+    while frame is not None and is_own_file(frame.f_code.co_filename):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, RuntimeWarning, stacklevel=level)

@@ -72,8 +72,10 @@ def main() -> None:
                       target=args.target)
     params = init()
     start = time.perf_counter()
+    how = "compiled the training step" if step.compiled(params, images, labels).source == "compiled" else \
+        "loaded the training step from the compile cache"
     params, first = step(params, images, labels)
-    print(f"compiled the training step in {time.perf_counter() - start:.2f} s; initial loss {float(first):.4f}")
+    print(f"{how} in {time.perf_counter() - start:.2f} s; initial loss {float(first):.4f}")
     times = []
     for i in range(1, args.steps + 1):
         t0 = time.perf_counter()

@@ -11,11 +11,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tenzr import __version__
 from tenzr.compiler import compile_stablehlo, lower_to_stablehlo
 from tenzr.dialect.context import make_context
 from tenzr.targets import TARGET_NAMES, Target
 from tenzr.tools.cli import UsageError, run_tool, write_output
-from tenzr.tools.tenzr_opt import load_and_transform, pass_flags
+from tenzr.tools.tenzr_opt import load_and_transform, pass_flags, pass_list
 
 NAME = "tenzr-compile"
 
@@ -39,12 +40,16 @@ def parser() -> argparse.ArgumentParser:
                    help="stop after lowering and print StableHLO instead of compiling")
     p.add_argument("--iree-flag", action="append", default=[], metavar="FLAG",
                    help="extra flag for the IREE compiler (repeatable)")
-    p.add_argument("--version", action="version", version=f"{NAME} 0.1.0")
+    p.add_argument("--list-passes", action="store_true", help="list the passes that may run before lowering, and exit")
+    p.add_argument("--version", action="version", version=f"{NAME} {__version__}")
     return p
 
 
 def run(argv: list[str]) -> int:
     args, rest = parser().parse_known_args(argv)
+    if args.list_passes:
+        print(pass_list())
+        return 0
     opts = pass_flags(rest)
     target = Target(args.target, cpu=args.cpu, cpu_features=args.cpu_features, vulkan_target=args.vulkan_target,
                     cuda_arch=args.cuda_arch)

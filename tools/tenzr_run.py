@@ -4,8 +4,9 @@
     tenzr-run model.vmfb --function=f --input="[[1, 2], [3, 4]]:f32" --output-dir=out/
 
 Inputs are `.npy` files or literals (a number or nested list, optionally `:dtype` with
-dtype one of f16 f32 f64 i1 i32 i64). Results print to stdout, or are saved as
-`result0.npy`, `result1.npy`, ... with --output-dir.
+dtype one of f16 f32 f64 i1 i32 i64; without one, a literal takes the element type the
+function declares). Results print to stdout, or are saved as `result0.npy`,
+`result1.npy`, ... with --output-dir.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from tenzr.dialect.diagnostics import TenzrError
-from tenzr.dialect.types import numpy_dtype
+from tenzr.dialect.types import ELEMENT_TYPES, TensorSpec, numpy_dtype
 from tenzr.runtime import Program
 from tenzr.targets import TARGET_NAMES, Target
 from tenzr.tools.cli import UsageError, run_tool
@@ -41,19 +42,26 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def parse_input(text: str) -> np.ndarray:
+def parse_input(text: str, declared: TensorSpec | None = None) -> np.ndarray:
+    """An input from a `.npy` file, or from a literal with its `:dtype` (else the declared
+    element type, else NumPy's)."""
     if text.endswith(".npy"):
         try:
             return np.load(text, allow_pickle=False)
         except (OSError, ValueError) as e:
             raise TenzrError(f"cannot read input '{text}': {e}") from None
     literal, _, dtype = text.rpartition(":") if ":" in text else (text, "", "")
+    if (dtype and dtype not in ELEMENT_TYPES) or dtype == "bf16":
+        raise TenzrError(f"cannot parse input '{text}': unknown dtype '{dtype}' (use one of f16 f32 f64 i1 i32 i64)")
     try:
         value = ast.literal_eval(literal)
-        return np.asarray(value, dtype=numpy_dtype(dtype) if dtype else None)
-    except (ValueError, SyntaxError, TypeError) as e:
+        array = np.asarray(value, dtype=numpy_dtype(dtype) if dtype else None)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as e:
         raise TenzrError(f"cannot parse input '{text}': expected a .npy file or a literal like '[1.0, 2.0]:f32' "
                          f"({e})") from None
+    if not dtype and declared is not None and array.dtype.kind in "biuf":
+        array = array.astype(numpy_dtype(declared.dtype))
+    return array
 
 
 def run(argv: list[str]) -> int:
@@ -62,8 +70,9 @@ def run(argv: list[str]) -> int:
         vmfb = Path(args.module).read_bytes()
     except OSError as e:
         raise TenzrError(f"cannot open module '{args.module}': {e.strerror}") from None
-    inputs = [parse_input(text) for text in args.input]
     program = Program(vmfb, Target(args.target))
+    declared = program.signature(args.function)
+    inputs = [parse_input(text, declared[i] if i < len(declared) else None) for i, text in enumerate(args.input)]
     results = program(args.function, *inputs)
     if args.output_dir:
         out = Path(args.output_dir)

@@ -12,7 +12,6 @@ import contextlib
 import hashlib
 import os
 import tempfile
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +20,7 @@ from iree.compiler.version import VERSION as IREE_VERSION
 
 from tenzr import __version__
 from tenzr.compiler import compile_stablehlo
+from tenzr.dialect.diagnostics import warn
 from tenzr.targets import Target, host_cpu_flags
 
 if TYPE_CHECKING:
@@ -95,8 +95,7 @@ def _read(path: Path, key: str) -> bytes | None:
         return None
     vmfb, problem = _check_entry(key, data)
     if vmfb is None:
-        warnings.warn(f"tenzr: discarding the compile-cache entry {path} ({problem}); compiling again",
-                      RuntimeWarning, stacklevel=4)
+        warn(f"tenzr: discarding the compile-cache entry {path} ({problem}); compiling again")
         with contextlib.suppress(OSError):
             path.unlink()
     return vmfb
@@ -115,28 +114,31 @@ def _write(directory: Path, path: Path, data: bytes) -> None:
         pass
 
 
-def load_program(text: str, target: Target, flags: tuple[str, ...] = ()) -> Program:
-    """The program for StableHLO `text`: from memory, from disk, or compiled now."""
+def load_program(text: str, target: Target, flags: tuple[str, ...] = ()) -> tuple[Program, str]:
+    """The program for StableHLO `text`, and where it came from: "memory", "disk" (the
+    cache) or "compiled" (now)."""
     from tenzr.runtime import Program  # IREE's runtime is imported only when something runs
 
     key = cache_key(text, target, flags)
     program = _PROGRAMS.get(key)
     if program is not None:
         STATS.memory_hits += 1
-        return program
+        return program, "memory"
     directory = cache_dir()
     path = directory / f"{key}.vmfb" if directory is not None else None
     vmfb = _read(path, key) if path is not None else None
     if vmfb is not None:
         STATS.disk_hits += 1
+        source = "disk"
     else:
         STATS.compiles += 1
+        source = "compiled"
         vmfb = compile_stablehlo(text, target, flags)
         if path is not None:
             _write(directory, path, _entry(key, vmfb))  # type: ignore[arg-type]
     program = Program(vmfb, target)
     _PROGRAMS[key] = program
-    return program
+    return program, source
 
 
 def forget_loaded() -> None:

@@ -189,5 +189,5 @@ def _compile_once(text: str, target: Target, flags: tuple[str, ...]) -> bytes:
         errors = [line.strip() for line in stderr.splitlines() if "error:" in line]
         why = "it crashed" if done.returncode < 0 else "it reported errors"
         raise TenzrError(f"IREE could not compile the module for {target.name} ({why})",
-                         notes=tuple(errors[:5]) or (stderr.strip()[-500:],))
+                         notes=tuple((e, None) for e in errors[:5]) or ((stderr.strip()[-500:], None),))
     return done.stdout

@@ -19,11 +19,9 @@ from typing import Any
 
 import numpy as np
 
-import tenzr.dialect
-import tenzr.passes
 from tenzr.dialect import ops as T
 from tenzr.dialect.context import make_context
-from tenzr.dialect.diagnostics import TenzrError
+from tenzr.dialect.diagnostics import TenzrError, is_own_file
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.opdef import OpDef, VerifyError, dense_constant
 from tenzr.dialect.types import (
@@ -36,16 +34,12 @@ from tenzr.dialect.types import (
     spec_of,
 )
 
-_OWN_DIRS = (*(os.path.dirname(m.__file__) + os.sep for m in (tenzr.dialect, tenzr.passes)),
-             os.path.dirname(os.path.abspath(__file__)) + os.sep)
-
-
 DEBUG_ENV = "TENZR_DEBUG"
 _HIDDEN_NOTE = f"(Tenzr's own frames are left out of this traceback; set {DEBUG_ENV}=1 to see them)"
 
 
 def _is_own(frame: Any) -> bool:
-    return frame.f_code.co_filename.startswith(_OWN_DIRS)
+    return is_own_file(frame.f_code.co_filename)
 
 
 def _without_own_frames(tb: types.TracebackType | None) -> types.TracebackType | None:
@@ -89,7 +83,7 @@ def api_boundary(fn: Callable) -> Callable:
 def user_frame():
     """The innermost stack frame outside Tenzr's own code."""
     frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(_OWN_DIRS):
+    while frame is not None and _is_own(frame):
         frame = frame.f_back
     return frame
 

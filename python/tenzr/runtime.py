@@ -15,12 +15,13 @@ the allocator and results are copied back through a staging buffer.
 from __future__ import annotations
 
 import functools
+import re
 
 import iree.runtime as rt
 import numpy as np
 
-from tenzr.dialect.diagnostics import TenzrError
-from tenzr.dialect.types import numpy_dtype
+from tenzr.dialect.diagnostics import TenzrError, warn
+from tenzr.dialect.types import ELEMENT_TYPES, TensorSpec, element_type_of, numpy_dtype
 from tenzr.targets import HOST_BUFFER_ALIGNMENT, INPUTS_REFLECTION, WIDENED, Target
 
 _CONFIGS: dict[str, rt.Config] = {}
@@ -31,6 +32,7 @@ def device_config(driver: str) -> rt.Config:
     config = _CONFIGS.get(driver)
     if config is None:
         config = _CONFIGS[driver] = rt.Config(device=_open_device(driver))
+        _warn_if_emulated(driver)
     return config
 
 
@@ -39,6 +41,21 @@ def _open_device(driver: str) -> rt.HalDevice:
         return rt.get_device(driver, cache=False)
     except (RuntimeError, ValueError) as e:
         raise TenzrError(f"no usable '{driver}' device: {e}") from None
+
+
+def device_names(driver: str) -> list[str]:
+    """The names of the devices `driver` sees (empty when it sees none)."""
+    try:
+        return [d["name"] for d in rt.get_driver(driver).query_available_devices()]
+    except (RuntimeError, ValueError, KeyError):
+        return []
+
+
+def _warn_if_emulated(driver: str) -> None:
+    names = device_names(driver) if driver == "vulkan" else []
+    if names and all("llvmpipe" in n for n in names):
+        warn("the Vulkan device is Mesa's lavapipe (llvmpipe), which emulates a GPU on the CPU: programs run on it "
+             "about 1,000x slower than with target='cpu'")
 
 
 def device_available(driver: str) -> bool:
@@ -67,11 +84,43 @@ def close_devices() -> None:
             del _CONFIGS[driver]
 
 
+_ARCHIVE_MAGIC = b"PK\x03\x04"  # iree-compile wraps the VM flatbuffer in a zip archive
+_EXECUTABLE_FORMATS = {"cpu": (b"embedded-elf-", b"system-elf-"), "vulkan": (b"vulkan-spirv-fb",),
+                       "cuda": (b"cuda-nvptx-fb",)}
+_DECLARED_INPUT = re.compile(r"%input\d+: ([^,)]*)")
+
+
+def compiled_for(vmfb: bytes) -> list[str]:
+    """The targets whose code a compiled module holds (none for a module without kernels)."""
+    return [name for name, formats in _EXECUTABLE_FORMATS.items() if any(f in vmfb for f in formats)]
+
+
+def _check_module(vmfb: bytes, target: Target) -> None:
+    if not vmfb.startswith(_ARCHIVE_MAGIC):
+        text = vmfb[:4096].decode("utf-8", "replace")
+        hint = (" it looks like MLIR text: compile it first (tenzr-compile in.mlir -o out.vmfb)"
+                if "func.func" in text or "module" in text else " it is not what tenzr-compile writes")
+        raise TenzrError(f"not a compiled module (.vmfb):{hint}")
+    found = compiled_for(vmfb)
+    if found and target.name not in found:
+        raise TenzrError(f"the module was compiled for {' and '.join(found)}, so it cannot run on {target.name}: "
+                         f"run it on {found[0]} (tenzr-run --target={found[0]}), or compile it again for "
+                         f"{target.name} (tenzr-compile --target={target.name})")
+
+
+def _declared_spec(text: str) -> TensorSpec | None:
+    match = re.fullmatch(r"tensor<((?:\d+x)*)(\w+)>", text.strip())
+    if match is None or match.group(2) not in ELEMENT_TYPES:
+        return None
+    return TensorSpec(tuple(int(d) for d in match.group(1).split("x") if d), match.group(2))
+
+
 class Program:
     """A compiled IREE module loaded on its target's device."""
 
     def __init__(self, vmfb: bytes, target: Target):
         self.target = target
+        _check_module(vmfb, target)
         self._config = device_config(target.driver)
         self._context = rt.SystemContext(config=self._config)
         try:
@@ -82,6 +131,11 @@ class Program:
         self._functions: dict[str, tuple[rt.VmFunction, dict[str, str]]] = {}
         self._staged = target.name != "cpu"
 
+    @property
+    def function_names(self) -> list[str]:
+        """The functions a caller can run (IREE's own `__init` and the like left out)."""
+        return [n for n in self._module.vm_module.function_names if not n.startswith("__")]
+
     def function(self, name: str) -> tuple[rt.VmFunction, dict[str, str]]:
         """The VM function `name` and its reflection entries."""
         found = self._functions.get(name)
@@ -89,9 +143,21 @@ class Program:
             try:
                 fn = self._module[name].vm_function
             except (KeyError, AttributeError, RuntimeError):
-                raise TenzrError(f"the compiled module has no function '{name}'") from None
+                known = ", ".join(self.function_names) or "none"
+                raise TenzrError(f"the compiled module has no function '{name}' (it has: {known})") from None
             found = self._functions[name] = (fn, dict(fn.reflection))
         return found
+
+    def signature(self, name: str) -> list[TensorSpec | None]:
+        """The tensor types function `name` takes, as the caller passes them (None where the
+        declaration holds something else)."""
+        _, reflection = self.function(name)
+        specs = [_declared_spec(t) for t in _DECLARED_INPUT.findall(reflection.get("iree.abi.declaration", ""))]
+        original = reflection.get("tenzr.args", "")  # types widened at a Vulkan boundary
+        for i, dtype in enumerate(original.split(",") if original else []):
+            if i < len(specs) and specs[i] is not None:
+                specs[i] = specs[i].with_dtype(dtype)  # type: ignore[union-attr]
+        return specs
 
     def __call__(self, name: str, *arrays: np.ndarray) -> list[np.ndarray]:
         fn, reflection = self.function(name)
@@ -104,7 +170,23 @@ class Program:
                 return self._call_staged(fn, reflection, inputs)
             return self._call_in_place(fn, reflection.get(INPUTS_REFLECTION) == "in-place", inputs)
         except (RuntimeError, ValueError) as e:
-            raise TenzrError(f"running '{name}' on {self.target.name} failed: {e}") from None
+            mismatch = self._mismatch(name, inputs)
+            raise TenzrError(mismatch or f"running '{name}' on {self.target.name} failed: {e}") from None
+
+    def _mismatch(self, name: str, inputs: list[np.ndarray]) -> str | None:
+        """What is wrong with the inputs of a call IREE refused, said against the declaration."""
+        specs = self.signature(name)
+        declared = ", ".join(str(s) for s in specs)
+        if len(inputs) != len(specs):
+            return f"'{name}' takes {len(specs)} input(s) ({declared}), but was given {len(inputs)}"
+        for i, (a, want) in enumerate(zip(inputs, specs, strict=True)):
+            if want is None:
+                continue
+            got_dtype = element_type_of_array(a)
+            if tuple(a.shape) != want.shape or got_dtype != want.dtype:
+                return (f"input {i} of '{name}' must be {want}, but was given {got_dtype or a.dtype} of shape "
+                        f"{list(a.shape)} (declared: {name}({declared}))")
+        return None
 
     def _invoke(self, fn: rt.VmFunction, args: rt.VmVariantList) -> list[rt.HalBufferView]:
         results = rt.VmVariantList(8)
@@ -162,6 +244,13 @@ def _element_type(dtype: np.dtype) -> rt.HalElementType:
 @functools.cache
 def _dtype_of(element_type: rt.HalElementType) -> np.dtype:
     return rt.HalElementType.map_to_dtype(element_type)
+
+
+def element_type_of_array(a: np.ndarray) -> str | None:
+    try:
+        return element_type_of(a.dtype)
+    except ValueError:
+        return None
 
 
 def _overlaps(a: np.ndarray, spans: list[tuple[int, int]]) -> bool:

@@ -132,7 +132,10 @@ class Compiled:
     out_tree: TreeDef
     in_specs: list[TensorSpec]
     timings: dict[str, float] = field(default_factory=dict)
-    """Seconds spent compiling, by phase: trace, tenzr-grad, lowering, iree (0 on a cache hit)."""
+    """Seconds spent compiling, by phase: trace, tenzr-grad, lowering, iree (loading only, on
+    a cache hit)."""
+    source: str = "compiled"
+    """Where IREE's module came from: "compiled" now, or loaded from the "disk" cache or "memory"."""
 
     def __post_init__(self) -> None:
         self._dtypes = [numpy_dtype(s.dtype) for s in self.in_specs]
@@ -204,10 +207,10 @@ def compile_traceable(fn: Callable, args: tuple, target: Target, key: Any) -> Co
             traced, text = _lower_main(fn, args, target)
             timings = dict(_PHASES)
         start = time.perf_counter()
-        program = load_program(text, target)
+        program, source = load_program(text, target)
         timings["iree"] = time.perf_counter() - start
         timings["trace"] -= timings.get("tenzr-grad", 0.0)  # differentiation happens while tracing
-        compiled = Compiled(program, traced.out_tree, specs, timings)
+        compiled = Compiled(program, traced.out_tree, specs, timings, source)
         _COMPILED[cache_key] = compiled
     with _KEY_LOCKS_GUARD:
         _KEY_LOCKS.pop(cache_key, None)

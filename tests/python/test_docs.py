@@ -3,10 +3,11 @@ docstring examples of the public API pass as doctests."""
 
 from __future__ import annotations
 
+import contextlib
 import doctest
+import io
 import os
 import re
-import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -36,32 +37,79 @@ def test_every_op_is_documented_with_an_example():
         assert f'"{name}"' in section, f"{name} has no generic-form example"
 
 
-def test_tutorial_runs_step_by_step(tmp_path):
+NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+)")
+
+
+def _same_output(shown: str, printed: str) -> bool:
+    """Whether `printed` ends with the output a doc shows (that of a block's last command):
+    the same text, with numbers equal to 1e-5 relative (the last digits of float32 math
+    differ between CPUs)."""
+    lines = shown.strip().splitlines()
+    printed = "\n".join(printed.strip().splitlines()[-len(lines):])
+    shown_numbers, printed_numbers = NUMBER.findall(shown), NUMBER.findall(printed)
+    if NUMBER.sub("#", shown).split() != NUMBER.sub("#", printed).split():
+        return False
+    return np.allclose([float(n) for n in shown_numbers], [float(n) for n in printed_numbers], rtol=1e-5,
+                       atol=1e-7)
+
+
+def run_doc(path: Path, folder: Path) -> int:
+    """Runs a Markdown page's blocks in order in `folder`: ```mlir file=NAME is written
+    there, ```sh runs in bash and ```python in one namespace (a ```text block after either
+    is what it must print last); ```sh vulkan runs where a Vulkan device exists, and
+    ```sh setup is the repository's own setup (test_quick_start_demo_runs runs it). Returns
+    how many blocks ran."""
     env = {**os.environ, "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]}
     namespace: dict = {}
-    ran = 0
-    for kind, info, body in BLOCK.findall(TUTORIAL.read_text()):
-        if kind == "mlir" and "file=" in info:
-            (tmp_path / info.split("file=")[1].strip()).write_text(body)
-        elif kind == "sh":
-            if "vulkan" in info and not device_available("vulkan"):
+    ran, printed = 0, None
+    for kind, info, body in BLOCK.findall(path.read_text()):
+        info = info.strip()
+        if kind == "text":
+            assert printed is not None, f"{path.name}: an output block follows nothing that ran:\n{body}"
+            assert _same_output(body, printed), f"{path.name}: expected\n{body}\ngot\n{printed}"
+            printed = None
+            continue
+        printed = None
+        if kind == "mlir" and info.startswith("file="):
+            (folder / info.removeprefix("file=")).write_text(body)
+        elif kind == "sh" and info != "setup":
+            if info == "vulkan" and not device_available("vulkan"):
                 continue
-            for line in body.strip().splitlines():
-                done = subprocess.run(shlex.split(line), cwd=tmp_path, env=env, capture_output=True, text=True,
-                                      timeout=600)
-                assert done.returncode == 0, f"{line}\n{done.stderr}"
-                assert "error" not in done.stderr.lower(), done.stderr
-                ran += 1
+            done = subprocess.run(["bash", "-e", "-c", body], cwd=folder, env=env, capture_output=True, text=True,
+                                  timeout=600)
+            assert done.returncode == 0, f"{path.name}:\n{body}\n{done.stderr}"
+            assert "error" not in done.stderr.lower(), done.stderr
+            printed = done.stdout
+            ran += 1
         elif kind == "python":
             cwd = os.getcwd()
-            os.chdir(tmp_path)
+            os.chdir(folder)
+            out = io.StringIO()
             try:
-                exec(compile(body, str(TUTORIAL), "exec"), namespace)
+                with contextlib.redirect_stdout(out):
+                    exec(compile(body, str(path), "exec"), namespace)
             finally:
                 os.chdir(cwd)
+            printed = out.getvalue()
             ran += 1
-    assert ran >= 8
+    return ran
+
+
+def test_tutorial_runs_step_by_step(tmp_path):
+    assert run_doc(TUTORIAL, tmp_path) >= 8
     assert (ROOT / "docs" / "loss_grad.svg").exists()  # the picture the tutorial shows
+
+
+def test_readme_runs_step_by_step(tmp_path):
+    assert run_doc(ROOT / "README.md", tmp_path) >= 3
+
+
+@pytest.mark.skipif(Path(sys.prefix) != ROOT / ".venv", reason="make demo uses the repository's .venv")
+def test_quick_start_demo_runs():
+    """The README's `make demo` (its `make test` is the suite itself, which CI runs)."""
+    done = subprocess.run(["make", "demo"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "training accuracy" in done.stdout and ". .venv/bin/activate" in done.stdout
 
 
 def test_graph_tool_draws_the_gradient(tmp_path):

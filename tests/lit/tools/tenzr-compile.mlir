@@ -4,9 +4,16 @@
 // RUN: tenzr-compile %s --emit=stablehlo | filecheck %s --check-prefix=EMIT
 // RUN: tenzr-compile %s --target=cuda -o %t.cuda.vmfb
 // RUN: not tenzr-compile %s --target=tpu 2>&1 | filecheck %s --check-prefix=TARGET
+// RUN: tenzr-compile --list-passes | filecheck %s --check-prefix=LIST
 // RUN: not tenzr-compile %S/missing.mlir -o %t.x 2>&1 | filecheck %s --check-prefix=MISSING
 // RUN: not tenzr-run %t.vmfb --function=g 2>&1 | filecheck %s --check-prefix=NOFUNC
 // RUN: not tenzr-run %t.vmfb --function=f --input="[1, 2" 2>&1 | filecheck %s --check-prefix=BADINPUT
+// A literal without a dtype takes the one the function declares.
+// RUN: tenzr-run %t.vmfb --function=f_value_and_grad --input="[1, -2, 0.5]" | filecheck %s
+// RUN: not tenzr-run %t.vmfb --function=f --input="[1.0, 2.0]" 2>&1 | filecheck %s --check-prefix=SHAPE
+// RUN: not tenzr-run %t.vmfb --function=f 2>&1 | filecheck %s --check-prefix=ARITY
+// RUN: not tenzr-run %s --function=f 2>&1 | filecheck %s --check-prefix=NOTVMFB
+// RUN: not tenzr-run %t.vmfb --target=cuda --function=f --input="[1, 2, 3]" 2>&1 | filecheck %s --check-prefix=WHERE
 
 // f(x) = sum(x^2); the gradient is 2x.
 // CHECK: result[0]: float32[] =
@@ -21,9 +28,15 @@
 // EMIT: stablehlo.multiply
 
 // TARGET: error: argument --target: invalid choice: 'tpu'
+// LIST: tenzr passes:
+// LIST: --tenzr-grad
 // MISSING: error: cannot open input file '{{.*}}missing.mlir': No such file or directory
-// NOFUNC: error: the compiled module has no function 'g'
+// NOFUNC: error: the compiled module has no function 'g' (it has: f, f_value_and_grad)
 // BADINPUT: error: cannot parse input '[1, 2'
+// SHAPE: error: input 0 of 'f' must be tensor<3xf32>, but was given f32 of shape [2] (declared: f(tensor<3xf32>))
+// ARITY: error: 'f' takes 1 input(s) (tensor<3xf32>), but was given 0
+// NOTVMFB: error: not a compiled module (.vmfb): it looks like MLIR text: compile it first
+// WHERE: error: the module was compiled for cpu, so it cannot run on cuda: run it on cpu (tenzr-run --target=cpu)
 
 func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
   %0 = "tenzr.mul"(%x, %x) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>

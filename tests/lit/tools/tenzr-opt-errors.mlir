@@ -40,6 +40,16 @@
 // RUN: echo 'func.func @g(%x: tensor<3xf32>) -> tensor<3xf32> { %0 = foo' | not tenzr-opt 2>&1 | filecheck %s --check-prefix=SYNTAX
 // SYNTAX: <stdin>:1:{{[0-9]+}}: error:
 
+// A parser note keeps its own location.
+// RUN: not tenzr-opt %inputs/prior-use.mlir 2>&1 | filecheck %s --check-prefix=PRIOR
+// PRIOR: prior-use.mlir:3:20: error: use of value '%0' expects different type than prior uses
+// PRIOR-NEXT: prior-use.mlir:2:3: note: prior use here
+
+// A few hundred nested modules, or an integer of hundreds of digits, are refused before
+// MLIR's parser sees them.
+// RUN: not tenzr-opt %inputs/deep-nesting.mlir 2>&1 | filecheck %s --check-prefix=DEEP
+// DEEP: deep-nesting.mlir:{{[0-9]+}}:{{[0-9]+}}: error: the input nests brackets more than 256 deep
+
 // RUN: not tenzr-opt %s --tenzr-grad="func=nope" 2>&1 | filecheck %s --check-prefix=FUNC
 // FUNC: error: tenzr-grad: no function named '@nope' (functions: @f)
 
