@@ -37,11 +37,15 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python benchmarks/run.py
 
-# Differential fuzzing of tenzr-grad for FUZZ_SECONDS, with fresh seeds (50 programs per
-# seed). A failure stops the run; its shrunk program is saved in tests/python/fuzz_regressions/.
+# Fuzzing for FUZZ_SECONDS in all, with fresh seeds: half mutates tenzr-opt's input and
+# misuses the API (tests/python/fuzz_tools.py: crashes, hangs, tracebacks, unlocated errors,
+# and the gradients of accepted mutants against finite differences), half differentiates
+# random programs against NumPy (50 per seed; a failure's shrunk program is saved in
+# tests/python/fuzz_regressions/). A failure stops the run.
 FUZZ_SECONDS ?= 600
 fuzz: $(STAMP)
-	@end=$$(( $$(date +%s) + $(FUZZ_SECONDS) )); seed=$$(date +%s); runs=0; \
+	$(BIN)/python tests/python/fuzz_tools.py --seconds $$(( $(FUZZ_SECONDS) / 2 ))
+	@end=$$(( $$(date +%s) + $(FUZZ_SECONDS) / 2 )); seed=$$(date +%s); runs=0; \
 	while [ $$(date +%s) -lt $$end ]; do \
 	  TENZR_FUZZ_SEED=$$seed TENZR_FUZZ_EXAMPLES=50 $(BIN)/python -m pytest -q -x \
 	    tests/python/test_fuzz.py -k random_programs || exit 1; \

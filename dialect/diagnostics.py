@@ -65,7 +65,8 @@ class TenzrError(Exception):
 def from_mlir_error(error: ir.MLIRError, fallback: str) -> list[TenzrError]:
     """Converts the diagnostics an MLIR call raised into TenzrErrors (at least one)."""
     found = [
-        TenzrError(d.message, d.location, tuple((n.message, n.location) for n in d.notes))
+        TenzrError(d.message, d.location, tuple((n.message, n.location) for n in d.notes
+                                                if not n.message.startswith("see current operation")))
         for d in error.error_diagnostics
     ]
     return found or [TenzrError(f"{fallback}: {error}")]

@@ -80,6 +80,43 @@ def api_boundary(fn: Callable) -> Callable:
     return entry
 
 
+def _raised_in_user_code(e: BaseException) -> bool:
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    filename = tb.tb_frame.f_code.co_filename if tb is not None else ""
+    return not is_own_file(filename) and "-packages" + os.sep not in filename
+
+
+def check_arguments(module_globals: dict[str, Any], prefix: str, rename: dict[str, str] | None = None) -> None:
+    """Wraps the public functions of a module of the API (`tz.exp`, `tz.nn.conv`, ...) so
+    that arguments Python or NumPy choke on inside Tenzr (`tz.pad(x, "x")`) give a
+    TenzrError naming the function the user called, at the user's line, instead of a
+    TypeError from deep inside. The original error is chained (`TENZR_DEBUG=1` shows it).
+    Calls between wrapped functions are checked once, at the outermost."""
+    module = module_globals["__name__"]
+    for name, fn in list(module_globals.items()):
+        if name.startswith("_") or not isinstance(fn, types.FunctionType) or fn.__module__ != module:
+            continue
+        module_globals[name] = _checked(fn, (rename or {}).get(name, prefix + name))
+
+
+def _checked(fn: Callable, shown: str) -> Callable:
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        _STATE.api_depth += 1
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, ValueError, IndexError, KeyError) as e:
+            if _STATE.api_depth > 1 or _raised_in_user_code(e):
+                raise
+            raise TenzrError(f"{shown}: unusable arguments ({type(e).__name__}: {e})", user_location()) from e
+        finally:
+            _STATE.api_depth -= 1
+
+    return call
+
+
 def user_frame():
     """The innermost stack frame outside Tenzr's own code."""
     frame = sys._getframe(1)
@@ -138,6 +175,7 @@ class _ThreadState(threading.local):
     def __init__(self) -> None:
         self.traces: list[Trace] = []
         self.frames: list[Frame] = []
+        self.api_depth = 0
 
 
 _STATE = _ThreadState()

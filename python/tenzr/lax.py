@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tenzr.core import Array, asarray, dtype_name, emit, promote
+from tenzr.core import Array, asarray, check_arguments, dtype_name, emit, promote
 from tenzr.dialect import ops as T
 from tenzr.dialect.opdef import OpDef
 from tenzr.dialect.types import TensorSpec
@@ -75,3 +75,6 @@ def custom_call(target: str, *operands: Any, result_shape: Sequence[int] | None 
 def _index(start: Any) -> Array:
     s = asarray(start)
     return s if s.ndim == 0 else s.reshape(())
+
+
+check_arguments(globals(), "tz.lax.")

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from tenzr import numpy_api as tnp
-from tenzr.core import Array, asarray, emit, promote, user_location
+from tenzr.core import Array, asarray, check_arguments, emit, promote, user_location
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
 
@@ -101,3 +101,6 @@ def conv(x: Any, w: Any, stride: Any = 1, padding: Any = 0, dilation: Any = 1, g
     return emit(T.convolution, x, w, window_strides=strides, padding_low=low, padding_high=high,
                 lhs_dilation=_per_dim(lhs_dilation, n, "lhs_dilation"), rhs_dilation=rhs_dilation,
                 feature_group_count=groups)
+
+
+check_arguments(globals(), "tz.nn.")

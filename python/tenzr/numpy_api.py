@@ -18,6 +18,7 @@ from tenzr.core import (
     array_shape,
     asarray,
     astype,
+    check_arguments,
     constant,
     dtype_name,
     emit,
@@ -837,3 +838,4 @@ def _document() -> None:
 
 
 _document()
+check_arguments(globals(), "tz.", {"getitem": "indexing"})
