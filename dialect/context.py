@@ -62,8 +62,9 @@ def parse_module(text: str, filename: str = "<stdin>") -> ir.Operation:
     """Parses `text` in the current context into a `builtin.module` operation.
 
     Top-level ops other than one module are wrapped in a module, as mlir-opt does. The
-    wrapper is prefixed to the line of the first op (after any type and attribute alias
-    definitions, which must stay outside it), so only columns on that line shift.
+    wrapper opens on a blank line before the first op, else after the last type or
+    attribute alias (which must stay outside it), else at the start of the first op's line
+    (whose columns then shift): line numbers never change.
     """
     _check_parsable(text, filename)
     try:
@@ -77,7 +78,14 @@ def parse_module(text: str, filename: str = "<stdin>") -> ir.Operation:
     lines = text.split("\n")
     first = next((i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith(_NOT_OPS)),
                  len(lines) - 1)
-    lines[first] = "module {" + lines[first]
+    aliases = [i for i in range(first) if lines[i].lstrip().startswith(("!", "#"))]
+    blank = [i for i in range(aliases[-1] + 1 if aliases else 0, first) if not lines[i].strip()]
+    if blank:  # no column moves
+        lines[blank[0]] = "module {" + lines[blank[0]]
+    elif aliases:
+        lines[aliases[-1]] += " module {"
+    else:
+        lines[first] = "module {" + lines[first]
     try:
         return ir.Operation.parse("\n".join(lines) + "\n}", source_name=filename).operation
     except ir.MLIRError as e:

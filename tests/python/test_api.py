@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import collections
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -372,3 +374,11 @@ def test_constants_are_splat_only_when_every_element_has_the_same_bits():
     assert "dense<2.500000e+00> : tensor<64x64xf32>" in text
     nan = np.array([np.nan, np.nan], np.float32)
     assert np.isnan(tz.jit(lambda x: x + nan)(np.ones(2, np.float32))).all()
+
+
+def test_import_leaves_the_runtime_for_later():
+    """`import tenzr` stays light (about 0.25 s here): IREE's runtime and ml_dtypes, which
+    took 0.5 s of it, load only when a program first runs."""
+    script = "import sys, tenzr; print(sorted(m for m in ('iree.runtime', 'ml_dtypes') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
