@@ -273,6 +273,11 @@ def emit(opdef: OpDef, *operands: Array, result: TensorSpec | None = None, **att
     return array
 
 
+def _bound_in_numpy_api(self: Array, *args: Any, **kwargs: Any) -> Array:
+    """A placeholder: tenzr.numpy_api binds the real method when it is imported."""
+    raise NotImplementedError("tenzr.numpy_api binds Array's methods")
+
+
 class Array:
     """A traced tensor. Supports NumPy's operators, indexing and common methods."""
 
@@ -353,88 +358,18 @@ class Array:
     def __hash__(self) -> int:
         return id(self)
 
-    # --- methods
-    @property
-    def T(self) -> Array:
-        return _np().transpose(self)
-
-    def reshape(self, *shape: Any) -> Array:
-        return _np().reshape(self, shape[0] if len(shape) == 1 else shape)
-
-    def transpose(self, *axes: Any) -> Array:
-        return _np().transpose(self, (axes[0] if len(axes) == 1 else axes) or None)
-
     def astype(self, dtype: Any) -> Array:
         return astype(self, dtype)
 
-    def sum(self, axis: Any = None, keepdims: bool = False) -> Array:
-        return _np().sum(self, axis, keepdims=keepdims)
-
-    def mean(self, axis: Any = None, keepdims: bool = False) -> Array:
-        return _np().mean(self, axis, keepdims=keepdims)
-
-    def max(self, axis: Any = None, keepdims: bool = False) -> Array:
-        return _np().max(self, axis, keepdims=keepdims)
-
-    def min(self, axis: Any = None, keepdims: bool = False) -> Array:
-        return _np().min(self, axis, keepdims=keepdims)
-
-    def prod(self, axis: Any = None, keepdims: bool = False) -> Array:
-        return _np().prod(self, axis, keepdims=keepdims)
-
-    def argmax(self, axis: int | None = None) -> Array:
-        return _np().argmax(self, axis)
-
-    def argmin(self, axis: int | None = None) -> Array:
-        return _np().argmin(self, axis)
-
-    def flatten(self) -> Array:
-        return _np().reshape(self, (self.size,))
-
-    ravel = flatten
-
-    def squeeze(self, axis: Any = None) -> Array:
-        return _np().squeeze(self, axis)
-
-    def clip(self, a_min: Any = None, a_max: Any = None) -> Array:
-        return _np().clip(self, a_min, a_max)
-
-
-# Operators: (numpy_api function, whether the operands are swapped).
-_OPERATORS = {
-    "__add__": ("add", False), "__radd__": ("add", True),
-    "__sub__": ("subtract", False), "__rsub__": ("subtract", True),
-    "__mul__": ("multiply", False), "__rmul__": ("multiply", True),
-    "__truediv__": ("divide", False), "__rtruediv__": ("divide", True),
-    "__pow__": ("power", False), "__rpow__": ("power", True),
-    "__matmul__": ("matmul", False), "__rmatmul__": ("matmul", True),
-    "__lt__": ("less", False), "__le__": ("less_equal", False),
-    "__gt__": ("greater", False), "__ge__": ("greater_equal", False),
-    "__eq__": ("equal", False), "__ne__": ("not_equal", False),
-    "__getitem__": ("getitem", False),
-}
-
-
-def _operator(name: str, swapped: bool):
-    @api_boundary
-    def method(self: Array, other: Any) -> Array:
-        fn = getattr(_np(), name)
-        return fn(other, self) if swapped else fn(self, other)
-
-    method.__name__ = name
-    return method
-
-
-for _dunder, (_fn, _swapped) in _OPERATORS.items():
-    setattr(Array, _dunder, _operator(_fn, _swapped))
-Array.__neg__ = lambda self: _np().negative(self)  # type: ignore[method-assign]
-Array.__pos__ = lambda self: self  # type: ignore[method-assign]
-Array.__abs__ = lambda self: _np().abs(self)  # type: ignore[method-assign]
-
-def _np():
-    from tenzr import numpy_api
-
-    return numpy_api
+    # NumPy's operators and methods, bound to tenzr.numpy_api's functions there (at the end
+    # of that module, which imports this one).
+    T: Array
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _bound_in_numpy_api
+    __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __matmul__ = __rmatmul__ = _bound_in_numpy_api
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = __getitem__ = _bound_in_numpy_api  # type: ignore[assignment]
+    __neg__ = __pos__ = __abs__ = _bound_in_numpy_api
+    reshape = transpose = sum = mean = max = min = prod = _bound_in_numpy_api
+    argmax = argmin = flatten = ravel = squeeze = clip = _bound_in_numpy_api
 
 
 # --------------------------------------------------------------------------- conversions

@@ -15,6 +15,7 @@ import numpy as np
 
 from tenzr.core import (
     Array,
+    api_boundary,
     array_shape,
     asarray,
     astype,
@@ -839,3 +840,41 @@ def _document() -> None:
 
 _document()
 check_arguments(globals(), "tz.", {"getitem": "indexing"})
+
+
+# --------------------------------------------------------------------------- Array's operators and methods
+
+
+def _swapped(fn: Any) -> Any:
+    return lambda self, other: fn(other, self)
+
+
+def _axis_method(fn: Any) -> Any:
+    return lambda self, axis=None, keepdims=False: fn(self, axis, keepdims=keepdims)
+
+
+_ARRAY_METHODS = {
+    "__add__": add, "__radd__": _swapped(add),
+    "__sub__": subtract, "__rsub__": _swapped(subtract),
+    "__mul__": multiply, "__rmul__": _swapped(multiply),
+    "__truediv__": divide, "__rtruediv__": _swapped(divide),
+    "__pow__": power, "__rpow__": _swapped(power),
+    "__matmul__": matmul, "__rmatmul__": _swapped(matmul),
+    "__lt__": less, "__le__": less_equal, "__gt__": greater, "__ge__": greater_equal,
+    "__eq__": equal, "__ne__": not_equal,
+    "__getitem__": getitem,
+    "__neg__": negative, "__pos__": lambda self: self, "__abs__": abs,
+    "reshape": lambda self, *shape: reshape(self, shape[0] if len(shape) == 1 else shape),
+    "transpose": lambda self, *axes: transpose(self, (axes[0] if len(axes) == 1 else axes) or None),
+    "sum": _axis_method(sum), "mean": _axis_method(mean), "max": _axis_method(max), "min": _axis_method(min),
+    "prod": _axis_method(prod),
+    "argmax": lambda self, axis=None: argmax(self, axis), "argmin": lambda self, axis=None: argmin(self, axis),
+    "flatten": lambda self: reshape(self, (self.size,)), "ravel": lambda self: reshape(self, (self.size,)),
+    "squeeze": lambda self, axis=None: squeeze(self, axis),
+    "clip": lambda self, a_min=None, a_max=None: clip(self, a_min, a_max),
+}
+"""What `Array`'s operators and methods call (api_boundary: an array used after it escaped
+its trace fails at the user's line)."""
+for _name, _method in _ARRAY_METHODS.items():
+    setattr(Array, _name, api_boundary(_method))
+Array.T = property(api_boundary(lambda self: transpose(self)))  # type: ignore[assignment]
