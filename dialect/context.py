@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import numpy as np
 
@@ -13,10 +14,32 @@ _NOT_OPS = ("//", "!", "#")
 """How top-level lines that are not ops begin: comments, type and attribute aliases."""
 
 
-def make_context() -> ir.Context:
-    """A context with StableHLO, func, arith, tensor and the unregistered `tenzr` dialect."""
+MAX_CACHED_CONTEXTS = 4
+"""Caches of MLIR objects (types, attributes) are kept for the contexts made last and for
+pinned ones: an entry holds its context alive, so a process that makes a context per input
+(tenzr-opt in-process, the tests) would otherwise keep every context it ever made."""
+_RECENT: list[ir.Context] = []
+_PINNED: list[ir.Context] = []
+_EVICTORS: list[Callable[[set[ir.Context]], None]] = []
+
+
+def on_context_eviction(evict: Callable[[set[ir.Context]], None]) -> Callable[[set[ir.Context]], None]:
+    """Registers `evict(kept)`, which drops a cache's entries for contexts not in `kept`."""
+    _EVICTORS.append(evict)
+    return evict
+
+
+def make_context(*, pinned: bool = False) -> ir.Context:
+    """A context with StableHLO, func, arith, tensor and the unregistered `tenzr` dialect.
+    A pinned one (the API's, for the whole process) keeps its cached objects for good."""
     context = ir.Context()
     context.allow_unregistered_dialects = True
+    (_PINNED if pinned else _RECENT).append(context)
+    if len(_RECENT) > MAX_CACHED_CONTEXTS:
+        del _RECENT[0]
+        kept = set(_RECENT) | set(_PINNED)
+        for evict in _EVICTORS:
+            evict(kept)
     return context
 
 

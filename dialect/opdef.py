@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from tenzr.dialect.context import on_context_eviction
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.types import TensorSpec, element_ir_type, ir_type, numpy_dtype, spec_of_type
@@ -333,6 +334,11 @@ def dense_constant(array: np.ndarray, spec: TensorSpec) -> ir.Attribute:
 def splat_constant(value: float | int | bool, spec: TensorSpec) -> ir.Attribute:
     """The splat DenseElementsAttr of type `spec` holding `value`."""
     return _splat(ir.Context.current, spec, repr(value), value)
+
+
+@on_context_eviction
+def _evict(kept: set[ir.Context]) -> None:
+    _splat.cache_clear()
 
 
 @functools.lru_cache(maxsize=4096)

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from tenzr.dialect.context import on_context_eviction
 from tenzr.dialect.ir_imports import ir
 
 FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
@@ -100,6 +101,14 @@ _ELEMENT_FACTORIES = {
 _to_ir: dict[tuple[ir.Context, TensorSpec], ir.Type] = {}
 _from_ir: dict[ir.Type, TensorSpec | None] = {}
 _UNSEEN = object()
+
+
+@on_context_eviction
+def _evict(kept: set[ir.Context]) -> None:
+    for key in [k for k in _to_ir if k[0] not in kept]:
+        del _to_ir[key]
+    for type_ in [t for t in _from_ir if t.context not in kept]:
+        del _from_ir[type_]
 
 
 def element_ir_type(dtype: str) -> ir.Type:

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from tenzr.dialect.context import on_context_eviction
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.opdef import dense_constant, splat_constant
 from tenzr.dialect.types import TensorSpec, ir_type, spec_of
@@ -26,6 +27,9 @@ spec = spec_of
 @cache
 def _parse_attr(text: str, context: ir.Context) -> ir.Attribute:
     return ir.Attribute.parse(text, context)
+
+
+on_context_eviction(lambda kept: _parse_attr.cache_clear())
 
 
 def attr(text: str) -> ir.Attribute:

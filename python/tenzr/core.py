@@ -147,7 +147,7 @@ def context() -> ir.Context:
     """The MLIR context every trace of this process uses."""
     global _CONTEXT
     if _CONTEXT is None:
-        _CONTEXT = make_context()
+        _CONTEXT = make_context(pinned=True)
     return _CONTEXT
 
 
