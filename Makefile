@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint lit pytest gpu-check gpu-bundle fuzz bench clean
+.PHONY: demo test lint typecheck lit pytest gpu-check gpu-bundle fuzz bench clean
 
 $(STAMP): pyproject.toml
 	@echo "Setting up $(VENV) (IREE's compiler and runtime, NumPy, the test tools): about a minute the first time..."
@@ -21,10 +21,19 @@ demo: $(STAMP)
 	@echo "Tenzr is installed in $(VENV). To use tenzr-opt, tenzr-compile, tenzr-run and 'import tenzr'"
 	@echo "in this shell:  . $(VENV)/bin/activate"
 
-test: lint lit pytest
+test: lint typecheck lit pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+
+# mypy reads packages from folders named after them; the distribution maps python/tenzr,
+# dialect/, passes/ and tools/ to tenzr, tenzr.dialect, ..., so a tree of links mirrors that.
+TYPED := build/typecheck
+typecheck: $(STAMP)
+	@rm -rf $(TYPED) && mkdir -p $(TYPED)/tenzr
+	@for f in python/tenzr/*.py; do ln -s "$(CURDIR)/$$f" $(TYPED)/tenzr/; done
+	@for d in dialect passes tools; do ln -s "$(CURDIR)/$$d" $(TYPED)/tenzr/$$d; done
+	cd $(TYPED) && MYPYPATH=. $(CURDIR)/$(BIN)/mypy --config-file $(CURDIR)/pyproject.toml -p tenzr
 
 lit: $(STAMP)
 	$(BIN)/lit --succinct tests/lit

@@ -10,6 +10,7 @@ import functools
 import os
 import re
 import sys
+import types
 import warnings
 
 from tenzr.dialect.ir_imports import ir
@@ -96,10 +97,8 @@ def own_dirs() -> tuple[str, ...]:
     import tenzr.dialect
     import tenzr.passes
 
-    dirs = {os.path.dirname(m.__file__) for m in (sys.modules["tenzr"], tenzr.dialect, tenzr.passes)}
-    tools = sys.modules.get("tenzr.tools")
-    if tools is not None:
-        dirs.add(os.path.dirname(tools.__file__))
+    packages = [sys.modules["tenzr"], tenzr.dialect, tenzr.passes, sys.modules.get("tenzr.tools")]
+    dirs = {os.path.dirname(m.__file__) for m in packages if m is not None and m.__file__ is not None}
     return tuple(d + os.sep for d in sorted(dirs))
 
 
@@ -109,7 +108,8 @@ def is_own_file(filename: str) -> bool:
 
 def warn(message: str) -> None:
     """A RuntimeWarning attributed to the innermost caller outside Tenzr."""
-    level, frame = 2, sys._getframe(1)
+    level = 2
+    frame: types.FrameType | None = sys._getframe(1)
     while frame is not None and is_own_file(frame.f_code.co_filename):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, RuntimeWarning, stacklevel=level)

@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tenzr.dialect.ir_imports import ir
+from tenzr.dialect.ir_imports import Value
 from tenzr.passes import stablehlo as sh
-
-Value = ir.Value
 
 _PIO2 = (1.57079632673412561417e00, 6.07710050630396597660e-11, 2.02226624871116645580e-21)
 _SIN = (-1.66666666666666324348e-01, 8.33333333332248946124e-03, -1.98412698298579493134e-04,

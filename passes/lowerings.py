@@ -12,14 +12,13 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from tenzr.dialect.diagnostics import TenzrError
-from tenzr.dialect.ir_imports import ir
+from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.types import FLOAT_TYPES, TensorSpec, numpy_dtype
 from tenzr.passes import expansions
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.custom_ops import CUSTOM_OPS
 
-Value = ir.Value
 Lowering = Callable[[Op], "Value | Sequence[Value]"]
 
 
@@ -298,7 +297,7 @@ def _custom_call(op: Op) -> Sequence[Value]:
         raise TenzrError(f"'tenzr.custom_call' op has no lowering registered for target '{target}' "
                          "(register it with tenzr.passes.custom_ops.register_custom_op)", op.location)
     out = entry.lower(op)
-    return [out] if isinstance(out, Value) else list(out)
+    return [out] if isinstance(out, ir.Value) else list(out)
 
 
 LOWERINGS: dict[str, Lowering] = {
@@ -335,7 +334,7 @@ LOWERINGS: dict[str, Lowering] = {
     "tenzr.reshape": lambda op: sh.reshape(op.operands[0], op.result.shape),
     "tenzr.transpose": lambda op: sh.transpose(op.operands[0], op["permutation"]),
     "tenzr.broadcast_to": lambda op: sh.broadcast_to(op.operands[0], op.result.shape),
-    "tenzr.pad": lambda op: sh.pad(*op.operands, op["low"], op["high"], op["interior"]),
+    "tenzr.pad": lambda op: sh.pad(op.operands[0], op.operands[1], op["low"], op["high"], op["interior"]),
     "tenzr.slice": lambda op: sh.slice_(op.operands[0], op["start"], op["stop"], op["step"]),
     "tenzr.reverse": lambda op: sh.reverse(op.operands[0], op["dimensions"]),
     "tenzr.concatenate": lambda op: sh.concatenate(op.operands, op["axis"]),

@@ -56,7 +56,7 @@ def option_help(cls: type[Pass]) -> list[tuple[str, str, str]]:
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         choices = f.metadata.get("choices")
         kind = "|".join(choices) if choices else _type_name(hints[f.name])
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[operator]
         rows.append((f.name, f"{kind} (default: {_show(default) or 'none'})", f.metadata.get("help", "")))
     return rows
 
@@ -153,7 +153,9 @@ def make_step(name: str, options: str = "") -> Step:
 
 def split_top_level(text: str) -> list[str]:
     """Splits on commas outside (), {} and quotes."""
-    parts, depth, current, quote = [], 0, [], False
+    parts: list[str] = []
+    current: list[str] = []
+    depth, quote = 0, False
     for ch in text:
         if ch == '"':
             quote = not quote

@@ -16,11 +16,10 @@ from typing import NamedTuple
 import numpy as np
 
 from tenzr.dialect.context import on_context_eviction
-from tenzr.dialect.ir_imports import ir
+from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.opdef import dense_constant, splat_constant
 from tenzr.dialect.types import TensorSpec, ir_type, spec_of
 
-Value = ir.Value
 spec = spec_of
 
 

@@ -25,7 +25,7 @@ from typing import ClassVar
 
 from tenzr.dialect.context import body_ops, captured_values, functions, module_body
 from tenzr.dialect.diagnostics import TenzrError
-from tenzr.dialect.ir_imports import ir
+from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.opdef import PREFIX
 from tenzr.dialect.ops import OPS
 from tenzr.dialect.types import TensorSpec, spec_of, spec_of_type
@@ -38,7 +38,6 @@ MODES = ("grad", "vjp", "value_and_grad")
 CUSTOM_VJP = "tenzr.custom_vjp"
 MAX_INLINE_DEPTH = 64
 
-Value = ir.Value
 
 
 def _symbol(op: ir.Operation, name: str) -> str | None:
@@ -145,6 +144,7 @@ class _Sweep:
         cts = [self.adjoints.pop(r, None) for r in op.results]
         if all(c is None for c in cts):
             return
+        grads: Sequence[Value | None]
         with op.location:
             if op.name == "func.call":
                 grads = self._custom_call_vjp(op, cts)
@@ -182,7 +182,7 @@ class _Sweep:
             raise TenzrError(f"custom VJP '@{bwd_name}' of '@{name}' must have type ({', '.join(map(str, want_in))}) "
                              f"-> ({', '.join(map(str, ftype.inputs))}) (primals..., cotangents...) -> "
                              f"(input cotangents...), got {btype}", bwd.location)
-        full = [c if c is not None else sh.zeros(spec_of_type(t)) for c, t in zip(cts, ftype.results, strict=True)]
+        full = [c if c is not None else sh.zeros(_spec(t)) for c, t in zip(cts, ftype.results, strict=True)]
         out = ir.Operation.create("func.call", results=list(ftype.inputs), operands=[*call.operands, *full],
                                   attributes={"callee": ir.FlatSymbolRefAttr.get(bwd_name)})
         return list(out.results)
@@ -316,7 +316,7 @@ def differentiate(module: ir.Operation, name: str, wrt: Sequence[int] = (), mode
         if mode == "vjp":
             seeds = [block.add_argument(t, new.location) for t in ftype.results]
         else:
-            seeds = [sh.full(result_specs[i], 1) if i in seeded else None for i in range(len(outputs))]
+            seeds = [sh.full(_spec(ftype.results[i]), 1) if i in seeded else None for i in range(len(outputs))]
         wrt_args = [args[i] for i in wrt]
         seeded_outputs = [v for v, s in zip(outputs, seeds, strict=True) if s is not None]
         # (Without forward outputs to return, nothing is computed twice: IREE fuses it all.)
@@ -327,7 +327,7 @@ def differentiate(module: ir.Operation, name: str, wrt: Sequence[int] = (), mode
                 sweep.accumulate(value, seed, "the seed")
         for op in reversed(forward):
             sweep.visit(op)
-        grads = [sweep.adjoints.get(a) or sh.zeros(arg_specs[i]) for a, i in zip(wrt_args, wrt, strict=True)]
+        grads = [sweep.adjoints.get(a) or sh.zeros(_spec(ftype.inputs[i])) for a, i in zip(wrt_args, wrt, strict=True)]
         results = grads if mode == "grad" else [*outputs, *grads]
         ir.Operation.create("func.return", results=[], operands=results)
     ret.erase()
@@ -335,6 +335,13 @@ def differentiate(module: ir.Operation, name: str, wrt: Sequence[int] = (), mode
     new.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, [v.type for v in results]))
     _dce(new)
     return new
+
+
+def _spec(type_: ir.Type) -> TensorSpec:
+    """The TensorSpec of a type the checks above found to be a tenzr tensor type."""
+    spec = spec_of_type(type_)
+    assert spec is not None, type_
+    return spec
 
 
 def _check_wrt(f: ir.Operation, name: str, wrt: Sequence[int], specs: list[TensorSpec | None]) -> list[int]:

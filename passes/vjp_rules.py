@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from tenzr.dialect.diagnostics import TenzrError
-from tenzr.dialect.ir_imports import ir
+from tenzr.dialect.ir_imports import Value
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.types import TensorSpec
 from tenzr.passes import expansions
@@ -39,7 +39,6 @@ from tenzr.passes.lowerings import (
     take,
 )
 
-Value = ir.Value
 Cotangents = Sequence["Value | None"]
 VjpRule = Callable[[Op, Value], Cotangents]
 

@@ -117,9 +117,9 @@ def _checked(fn: Callable, shown: str) -> Callable:
     return call
 
 
-def user_frame():
+def user_frame() -> types.FrameType | None:
     """The innermost stack frame outside Tenzr's own code."""
-    frame = sys._getframe(1)
+    frame: types.FrameType | None = sys._getframe(1)
     while frame is not None and _is_own(frame):
         frame = frame.f_back
     return frame
@@ -132,8 +132,10 @@ def user_location() -> ir.Location:
     line, col = frame.f_lineno, 0
     positions = list(frame.f_code.co_positions())
     index = frame.f_lasti // 2
-    if 0 <= index < len(positions) and positions[index][2] is not None:
-        line, col = positions[index][0] or line, positions[index][2] + 1
+    if 0 <= index < len(positions):
+        start_line, _, start_col, _ = positions[index]
+        if start_col is not None:
+            line, col = start_line or line, start_col + 1
     return ir.Location.file(frame.f_code.co_filename, line, col, context=context())
 
 
@@ -296,7 +298,7 @@ class Array:
         frame = current_frame()
         if frame is self._frame or self._frame is None:
             return self._value
-        if self._frame not in _STATE.frames:
+        if frame is None or self._frame not in _STATE.frames:
             raise TenzrError(_ESCAPED, user_location())
         return frame.capture(self)
 
@@ -343,13 +345,13 @@ class Array:
         raise TenzrError("a traced array cannot be used as a Python int (its value is unknown while tracing); "
                          "use tz.lax.dynamic_slice or integer-array indexing instead", user_location())
 
-    __int__ = __index__  # type: ignore[assignment]
+    __int__ = __index__
 
     def __float__(self) -> float:
         raise TenzrError("a traced array cannot be used as a Python float (its value is unknown while tracing); "
                          "keep computing with it as an array, or return it to get its value", user_location())
 
-    __complex__ = __float__  # type: ignore[assignment]
+    __complex__ = __float__
 
     def __array__(self, *args: Any, **kwargs: Any) -> np.ndarray:
         raise TenzrError("a traced array cannot become a NumPy array while tracing: use tz.* functions "

@@ -566,7 +566,10 @@ def getitem(x: Array, index: Any) -> Array:
     # With an index array present, integers count as advanced indices too (NumPy's rule):
     # that decides whether the advanced indices are adjacent, hence where their dims go.
     has_array = any(_is_index_array(e) for e in entries)
-    start, stop, step, reverse, advanced, layout = [], [], [], [], [], []
+    spans: list[tuple[int, int, int]] = []  # (start, stop, step) per dim of x
+    reverse: list[int] = []
+    advanced: list[tuple[int, Array]] = []
+    layout: list[tuple[str, int | None]] = []
     dim = 0
     for e in entries:
         if e is None:
@@ -582,29 +585,29 @@ def getitem(x: Array, index: Any) -> Array:
             if not 0 <= i < n:
                 raise TenzrError(f"index {int(e)} is out of bounds for axis {dim} with size {n}", user_location())
             if has_array:
-                start.append(0), stop.append(n), step.append(1)
+                spans.append((0, n, 1))
                 advanced.append((dim, _index_array(np.int32(i))))
                 layout.append(("adv", dim))
             else:
-                start.append(i), stop.append(i + 1), step.append(1)
+                spans.append((i, i + 1, 1))
                 layout.append(("int", dim))
         elif isinstance(e, slice):
             b, s_, k = e.indices(n)
             count = len(range(b, s_, k))
             if k > 0:
-                start.append(b), stop.append(b + (count - 1) * k + 1 if count else b), step.append(k)
+                spans.append((b, b + (count - 1) * k + 1 if count else b, k))
             else:
-                low = b + (count - 1) * k if count else 0
-                start.append(low), stop.append(b + 1 if count else 0), step.append(-k)
+                spans.append((b + (count - 1) * k if count else 0, b + 1 if count else 0, -k))
                 reverse.append(dim)
             layout.append(("slice", dim))
         else:
-            start.append(0), stop.append(n), step.append(1)
+            spans.append((0, n, 1))
             advanced.append((dim, _index_array(e)))
             layout.append(("adv", dim))
         dim += 1
     out = x
-    if (start, stop, step) != ([0] * x.ndim, list(x.shape), [1] * x.ndim):
+    if spans != [(0, n, 1) for n in x.shape]:
+        start, stop, step = (list(column) for column in zip(*spans, strict=True))
         out = emit(T.slice_, out, start=start, stop=stop, step=step)
     if reverse:
         out = emit(T.reverse, out, dimensions=reverse)
@@ -625,9 +628,10 @@ def _finish_index(out: Array, layout: list, advanced: list) -> Array:
         index_shape = idx.shape
     elif advanced:
         shapes = [idx.shape for _, idx in advanced]
-        index_shape = broadcast_shapes(*shapes)
-        if index_shape is None:
+        broadcast = broadcast_shapes(*shapes)
+        if broadcast is None:
             raise TenzrError(f"index arrays of shapes {shapes} do not broadcast together", user_location())
+        index_shape = broadcast
         others = [d for d in range(out.ndim) if d not in adv_dims]
         moved = transpose(out, adv_dims + others)
         sizes = [out.shape[d] for d in adv_dims]

@@ -272,7 +272,7 @@ class jit(Traceable):  # JAX's name
     """
 
     def __init__(self, fn: Callable, target: str | Target = "cpu"):
-        self.fn = fn.fn if isinstance(fn, jit) else fn
+        self.fn: Callable = fn.fn if isinstance(fn, jit) else fn
         self.target = as_target(target)
         functools.update_wrapper(self, self.fn, updated=())
 
@@ -378,11 +378,10 @@ class _Gradient(Traceable):
         grad_trees = [unflatten(tree, [grad_of[i] for i in offsets]) for tree, offsets in zip(trees, per_arg,
                                                                                                strict=True)]
         g = grad_trees[0] if isinstance(self.argnums, int) else tuple(grad_trees)
-        if self.has_aux:
-            value = (value, unflatten(aux_box[0], aux_leaves))
+        aux = unflatten(aux_box[0], aux_leaves)
         if self.with_value:
-            return value, g
-        return (g, value[1]) if self.has_aux else g
+            return ((value, aux) if self.has_aux else value), g
+        return (g, aux) if self.has_aux else g
 
 
 @api_boundary
