@@ -268,6 +268,8 @@ class OpDef:
 
     def decode(self, operation: ir.Operation) -> Op:
         """Decodes and verifies `operation`; raises VerifyError on a broken rule."""
+        if len(operation.regions) or len(operation.successors):
+            fail("has regions or successors, but tenzr ops take neither")
         operands = list(operation.operands)
         self._check_arity(len(operands))
         specs = [_spec_or_fail(v.type, f"operand #{i}") for i, v in enumerate(operands)]

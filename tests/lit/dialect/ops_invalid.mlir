@@ -341,3 +341,14 @@ func.func @no_return(%x: tensor<3xf32>) -> tensor<f32> {
   // expected-error@+1 {{'tenzr.reduce_sum' op ends a block of 'func.func', but tenzr ops are not terminators (is a 'return' missing?)}}
   %0 = "tenzr.reduce_sum"(%x) : (tensor<3xf32>) -> tensor<f32>
 }
+
+// -----
+
+func.func @with_region(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error@+1 {{'tenzr.neg' op has regions or successors, but tenzr ops take neither}}
+  %0 = "tenzr.neg"(%x) ({
+  ^bb0:
+    "tenzr.neg"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  }) : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
