@@ -107,7 +107,7 @@ def _checked(fn: Callable, shown: str) -> Callable:
         _STATE.api_depth += 1
         try:
             return fn(*args, **kwargs)
-        except (TypeError, ValueError, IndexError, KeyError) as e:
+        except (TypeError, ValueError, IndexError, KeyError, OverflowError) as e:
             if _STATE.api_depth > 1 or _raised_in_user_code(e):
                 raise
             raise TenzrError(f"{shown}: unusable arguments ({type(e).__name__}: {e})", user_location()) from e

@@ -37,7 +37,7 @@ PIPELINES = [[], ["--convert-tenzr-to-stablehlo"], ["--tenzr-grad=mode=vjp"],
              ["--tenzr-grad", "--convert-tenzr-to-stablehlo", "--canonicalize"], ["--split-input-file"],
              ["--tenzr-grad=mode=value_and_grad", "--mlir-print-ir-after-all"]]
 TIMEOUT_S = 60
-LOCATED = re.compile(r"^(?:\S+:\d+:\d+: )?(?:error|note): ", re.M)
+LOCATED = re.compile(r"^(?:\S+:\d+(?::\d+)?: )?(?:error|note): ", re.M)
 
 
 # --------------------------------------------------------------------------- mutations
@@ -123,6 +123,24 @@ def mutate(rng: random.Random, text: str) -> str:
             "splice": _splice}[kind](rng, text)
 
 
+_ODD_OPTIONS = ["func=", "func=f,", "wrt=" + "9" * 30, "wrt=-1", "wrt=0,,1", "wrt=a", "mode=", "mode=vjp mode=grad",
+                "func=f wrt=0 mode=value_and_grad", 'func="f"', "func=@f", "=", "x=y", "wrt=0 wrt=1"]
+
+
+def mutate_args(rng: random.Random, args: list[str]) -> list[str]:
+    """Pass flags with odd options, pipelines with odd text, flags repeated or unknown."""
+    kind = rng.choice(["option", "pipeline", "flag"])
+    if kind == "option":
+        return [*args, f"--tenzr-grad={rng.choice(_ODD_OPTIONS)}"]
+    if kind == "pipeline":
+        pipeline = rng.choice(["builtin.module(tenzr-grad{" + rng.choice(_ODD_OPTIONS) + "})", "builtin.module(",
+                               "builtin.module(func.func(tenzr-grad))", "builtin.module(canonicalize,,cse)",
+                               "any(tenzr-grad)", "builtin.module(tenzr-grad{func=f}" * 40])
+        return [*args, f"--pass-pipeline={pipeline}"]
+    return [*args, rng.choice(["--split-input-file", "--verify-diagnostics", "--verify-each=maybe", "-o",
+                               "--mlir-print-op-generic", "--tenzr-verify", "--inline", "--symbol-dce", "--no-flag"])]
+
+
 def opt_cases(seed: int):
     """(text, tenzr-opt arguments) of mutants, endlessly."""
     rng = random.Random(seed)
@@ -130,7 +148,8 @@ def opt_cases(seed: int):
         text = rng.choice(CORPUS)
         for _ in range(rng.choice([1, 1, 2, 3])):
             text = mutate(rng, text)
-        yield text, rng.choice(PIPELINES)
+        args = rng.choice(PIPELINES)
+        yield text, mutate_args(rng, args) if rng.random() < 0.2 else args
 
 
 # --------------------------------------------------------------------------- API misuse
@@ -364,7 +383,7 @@ API_OUTCOMES = {"ok": "api ok", "clean error": "api clean error",
                 "Python error at the call": "api Python error at the call"}
 
 
-def classify_opt(reply: dict) -> str:
+def classify_opt(reply: dict, args: list[str]) -> str:
     if "hang" in reply:
         return "hang"
     if "crash" in reply:
@@ -377,9 +396,13 @@ def classify_opt(reply: dict) -> str:
     if reply["code"] == 0:
         return "accepted"
     lines = [line for line in err.splitlines() if line.strip() and not line.startswith("//")]
-    if reply["code"] != 1 or not lines or not all(LOCATED.match(line) for line in lines):
+    if "--mlir-print-ir-after-all" in args:  # the IR dumps go to stderr too
+        lines = [line for line in lines if re.search(r"\b(?:error|note): ", line)]
+    if reply["code"] not in (1, 2) or not lines or not all(LOCATED.match(line) for line in lines):
         return "unlocated output"
-    return "rejected, located" if re.match(r"^\S+:\d+:\d+: error", lines[0]) else "rejected, no location"
+    if reply["code"] == 2:
+        return "bad command line"
+    return "rejected, located" if re.match(r"^\S+:\d+(?::\d+)?: error", lines[0]) else "rejected, no location"
 
 
 def campaign(*, seed: int, opt_count: int = 0, api_count: int = 0, gradients: int = 0, seconds: float = 0,
@@ -400,7 +423,7 @@ def campaign(*, seed: int, opt_count: int = 0, api_count: int = 0, gradients: in
         while more(opt_count, done, 0.6):
             text, args = next(cases)
             reply = worker.ask({"kind": "opt", "text": text, "args": args})
-            outcome = classify_opt(reply)
+            outcome = classify_opt(reply, args)
             report.add(outcome, f"tenzr-opt {' '.join(args)}\n{reply.get('err', '')}\n--- input ---\n{text[:1500]}")
             if outcome == "accepted":
                 report.accepted.append(text)
