@@ -25,8 +25,8 @@ import time
 import numpy as np
 
 from tenzr.dialect import TensorSpec, make_context
-from tenzr.dialect.context import functions
 from tenzr.dialect import ops as T
+from tenzr.dialect.context import functions
 from tenzr.dialect.functions import build_function, new_module
 from tenzr.dialect.opdef import dense_constant
 from tenzr.passes.convert_tenzr_to_stablehlo import lower_module

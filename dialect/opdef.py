@@ -164,9 +164,10 @@ class Attr:
 
 @dataclass
 class Op:
-    """A decoded tenzr op: what verifiers, lowerings and VJP rules read."""
+    """A decoded op: what verifiers, lowerings and transformation rules read. Tenzr ops are
+    decoded by their OpDef; others (StableHLO) by `tenzr.passes.views`, with `opdef` None."""
 
-    opdef: OpDef
+    opdef: OpDef | None
     operands: list[ir.Value]
     specs: list[TensorSpec]
     attrs: dict[str, Any]
@@ -285,6 +286,28 @@ class OpDef:
             if want != got:
                 fail(f"result #{i} has type {got}, but the op's rule gives {want}")
         return op
+
+    def view(self, operation: ir.Operation) -> Op:
+        """The decoded op of `operation` already verified (a pass's input): attributes are
+        decoded (defaults filled in) but no rule is checked again."""
+        operands = list(operation.operands)
+        specs = [spec_of_type(v.type) for v in operands]
+        outputs = list(operation.results)
+        results = [spec_of_type(r.type) for r in outputs]
+        attributes = operation.attributes
+        rank = specs[0].rank if specs else results[0].rank  # type: ignore[union-attr]
+        values: dict[str, Any] = {}
+        for attr in self.attrs:
+            if attr.name in attributes:
+                values[attr.name] = attr.kind.normalize(attr.kind.decode(attributes[attr.name], rank), rank)
+            else:
+                default = attr.default(rank) if isinstance(attr.default, PerDim) else attr.default
+                values[attr.name] = attr.kind.normalize(default, rank)
+        if self.open_attrs:
+            known = {a.name for a in self.attrs}
+            values.update({name: attributes[name] for name in attributes if name not in known})
+        return Op(self, operands, specs, values, results, operation.location, results,  # type: ignore[arg-type]
+                  outputs)
 
     # --- building IR
 

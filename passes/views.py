@@ -1,0 +1,71 @@
+"""Decoded views of ops, for the transformations' rules: `view(operation) -> Op`.
+
+A tenzr op is decoded by its OpDef (attributes with their defaults, nothing verified
+again). Any other op (StableHLO, CHLO) is decoded generically: operands, tensor types, and
+each attribute as a Python value (`array<i64: ...>` a tuple, integers, floats, bools and
+strings as such, StableHLO's enums their names, dot dimension numbers a `DotDims`); other
+attributes stay MLIR attributes. A rule reads both kinds the same way (`op.operands`,
+`op.specs`, `op.result`, `op.out`, `op[name]`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+from tenzr.dialect.ir_imports import ir
+from tenzr.dialect.opdef import Op
+from tenzr.dialect.ops import OPS
+from tenzr.dialect.types import spec_of_type
+
+
+class DotDims(NamedTuple):
+    """`#stablehlo.dot<...>`: batching and contracting dims of each operand."""
+
+    lhs_batch: tuple[int, ...]
+    rhs_batch: tuple[int, ...]
+    lhs_contracting: tuple[int, ...]
+    rhs_contracting: tuple[int, ...]
+
+
+_ENUM = re.compile(r"#stablehlo<\w+ (\w+)>")
+_DIMS = re.compile(r"(\w+) = \[([\d, ]*)\]")
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    return tuple(int(v) for v in text.split(",") if v.strip())
+
+
+def decode_attribute(attribute: ir.Attribute) -> Any:
+    """A Python value for the attribute kinds rules read; the attribute itself otherwise."""
+    if isinstance(attribute, ir.DenseI64ArrayAttr):
+        return tuple(attribute)
+    if isinstance(attribute, ir.BoolAttr):
+        return attribute.value
+    if isinstance(attribute, (ir.IntegerAttr, ir.FloatAttr, ir.StringAttr)):
+        return attribute.value
+    if isinstance(attribute, ir.DenseElementsAttr):
+        return attribute
+    text = str(attribute)
+    enum = _ENUM.fullmatch(text)
+    if enum:
+        return enum.group(1)
+    if text.startswith("#stablehlo.dot<"):
+        dims = {key: _ints(values) for key, values in _DIMS.findall(text)}
+        return DotDims(dims.get("lhs_batching_dimensions", ()), dims.get("rhs_batching_dimensions", ()),
+                       dims.get("lhs_contracting_dimensions", ()), dims.get("rhs_contracting_dimensions", ()))
+    return attribute
+
+
+def view(operation: ir.Operation) -> Op:
+    """The decoded op of `operation`, which the verifier has already accepted."""
+    opdef = OPS.get(operation.name)
+    if opdef is not None:
+        return opdef.view(operation)
+    operands = list(operation.operands)
+    outputs = list(operation.results)
+    results = [spec_of_type(r.type) for r in outputs]
+    attributes = operation.attributes
+    attrs = {name: decode_attribute(attributes[name]) for name in attributes}
+    return Op(None, operands, [spec_of_type(v.type) for v in operands], attrs, results,  # type: ignore[arg-type]
+              operation.location, results, outputs)  # type: ignore[arg-type]
