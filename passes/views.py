@@ -64,8 +64,9 @@ def view(operation: ir.Operation) -> Op:
         return opdef.view(operation)
     operands = list(operation.operands)
     outputs = list(operation.results)
-    results = [spec_of_type(r.type) for r in outputs]
+    # (None for an operand or result that is not a tensor, as an i1 condition of scf.if)
+    specs: list[Any] = [spec_of_type(v.type) for v in operands]
+    results: list[Any] = [spec_of_type(r.type) for r in outputs]
     attributes = operation.attributes
     attrs = {name: decode_attribute(attributes[name]) for name in attributes}
-    return Op(None, operands, [spec_of_type(v.type) for v in operands], attrs, results,  # type: ignore[arg-type]
-              operation.location, results, outputs)  # type: ignore[arg-type]
+    return Op(None, operands, specs, attrs, results, operation.location, results, outputs)
