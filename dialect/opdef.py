@@ -180,6 +180,8 @@ class Op:
     """The result values, when the op exists in IR."""
     wanted: tuple[bool, ...] = ()
     """During differentiation: which operands need a cotangent (empty means all)."""
+    operation: ir.Operation | None = None
+    """The op in IR (None while it is being built): rules of region ops read its regions."""
 
     @property
     def result(self) -> TensorSpec:
@@ -212,8 +214,6 @@ class OpDef:
     attrs: tuple[Attr, ...] = ()
     gradient: str = "rule"
     """"rule": differentiable through a VJP rule; "none": no gradient (contributes zero)."""
-    adjoint: str = ""
-    """The adjoint formula, for the reference docs."""
     given_result: bool = False
     """The result type is written by the user (reshape, convert, ...) and checked by `rule`."""
     open_attrs: bool = False
@@ -278,7 +278,8 @@ class OpDef:
         attributes = operation.attributes
         found = {name: attributes[name] for name in attributes}
         attrs = self._decode_attrs(found, specs[0].rank if specs else _rank0(given), parsed=True)
-        op = Op(self, operands, specs, attrs, given, operation.location, outputs=list(operation.results))
+        op = Op(self, operands, specs, attrs, given, operation.location, outputs=list(operation.results),
+                operation=operation)
         op.results = self._results(op)
         if len(op.results) != len(given):
             fail(f"expects {len(op.results)} result(s), got {len(given)}")
@@ -307,7 +308,7 @@ class OpDef:
             known = {a.name for a in self.attrs}
             values.update({name: attributes[name] for name in attributes if name not in known})
         return Op(self, operands, specs, values, results, operation.location, results,  # type: ignore[arg-type]
-                  outputs)
+                  outputs, operation=operation)
 
     # --- building IR
 

@@ -90,12 +90,12 @@ def unary_rule(kind: str):
     return rule
 
 
-def _binary(mnemonic: str, summary: str, adjoint: str, kind: str = "numeric") -> OpDef:
-    return OpDef(mnemonic, summary, ("x", "y"), binary_rule(kind), adjoint=adjoint, elementwise=True)
+def _binary(mnemonic: str, summary: str, kind: str = "numeric") -> OpDef:
+    return OpDef(mnemonic, summary, ("x", "y"), binary_rule(kind), elementwise=True)
 
 
-def _unary(mnemonic: str, summary: str, adjoint: str, kind: str = "float", gradient: str = "rule") -> OpDef:
-    return OpDef(mnemonic, summary, ("x",), unary_rule(kind), adjoint=adjoint, gradient=gradient,
+def _unary(mnemonic: str, summary: str, kind: str = "float", gradient: str = "rule") -> OpDef:
+    return OpDef(mnemonic, summary, ("x",), unary_rule(kind), gradient=gradient,
                  elementwise=True)
 
 
@@ -110,19 +110,17 @@ def _constant_rule(op: Op) -> TensorSpec:
 
 
 constant = OpDef("constant", "A constant tensor.", (), _constant_rule,
-                 attrs=(Attr("value", Elements()),), gradient="none", adjoint="none (no operands)")
+                 attrs=(Attr("value", Elements()),), gradient="none")
 
 # --------------------------------------------------------------------------- elementwise
 
-add = _binary("add", "x + y, broadcast.", "x̄ = ȳ, ȳ' = ȳ (un-broadcast)")
-sub = _binary("sub", "x - y, broadcast.", "x̄ = ȳ, ȳ' = -ȳ")
-mul = _binary("mul", "x * y, broadcast.", "x̄ = ȳ·y, ȳ' = ȳ·x")
-div = _binary("div", "x / y, broadcast (integer division truncates).", "x̄ = ȳ/y, ȳ' = -ȳ·out/y")
-pow_ = _binary("pow", "x ** y, broadcast.",
-               "x̄ = ȳ·y·x^(y-1) (0 where y = 0), ȳ' = ȳ·log(x)·out with log(0) read as 0: at x = 0 that is 0 "
-               "for y ≥ 0 and NaN (0·∞) for y < 0, as in JAX")
-maximum = _binary("maximum", "Elementwise maximum, broadcast.", "ȳ to the larger operand; ties split ȳ/2 each")
-minimum = _binary("minimum", "Elementwise minimum, broadcast.", "ȳ to the smaller operand; ties split ȳ/2 each")
+add = _binary("add", "x + y, broadcast.")
+sub = _binary("sub", "x - y, broadcast.")
+mul = _binary("mul", "x * y, broadcast.")
+div = _binary("div", "x / y, broadcast (integer division truncates).")
+pow_ = _binary("pow", "x ** y, broadcast.")
+maximum = _binary("maximum", "Elementwise maximum, broadcast.")
+minimum = _binary("minimum", "Elementwise minimum, broadcast.")
 
 DIRECTIONS = ("gt", "ge", "lt", "le", "eq", "ne")
 
@@ -144,26 +142,25 @@ def _select_rule(op: Op) -> TensorSpec:
     return TensorSpec(_broadcast(op.specs), dtype)
 
 
-select = OpDef("select", "cond ? a : b, broadcast over all three.", ("cond", "a", "b"), _select_rule,
-               adjoint="ā = select(cond, ȳ, 0), b̄ = select(cond, 0, ȳ); cond gets none", elementwise=True)
+select = OpDef("select", "cond ? a : b, broadcast over all three.", ("cond", "a", "b"), _select_rule, elementwise=True)
 
-neg = _unary("neg", "-x.", "x̄ = -ȳ", kind="numeric")
-exp = _unary("exp", "e^x.", "x̄ = ȳ·out")
-log = _unary("log", "Natural logarithm.", "x̄ = ȳ/x")
-sqrt = _unary("sqrt", "Square root.", "x̄ = ȳ·0.5/out")
-rsqrt = _unary("rsqrt", "1/sqrt(x).", "x̄ = -0.5·ȳ·out/x")
-tanh = _unary("tanh", "Hyperbolic tangent.", "x̄ = ȳ·(1 - out²)")
-sigmoid = _unary("sigmoid", "Logistic function 1/(1+e^-x).", "x̄ = ȳ·out·(1 - out)")
-relu = _unary("relu", "max(x, 0).", "x̄ = ȳ where x > 0, else 0", kind="numeric")
-sin = _unary("sin", "Sine.", "x̄ = ȳ·cos(x)")
-cos = _unary("cos", "Cosine.", "x̄ = -ȳ·sin(x)")
-abs_ = _unary("abs", "|x|.", "x̄ = ȳ·sign(x)", kind="numeric")
-log1p = _unary("log1p", "log(1 + x), accurate near 0.", "x̄ = ȳ/(1 + x)")
-expm1 = _unary("expm1", "e^x - 1, accurate near 0.", "x̄ = ȳ·(out + 1)")
-sign = _unary("sign", "-1, 0 or 1 (NaN stays NaN).", "zero", kind="numeric", gradient="none")
-floor = _unary("floor", "Round toward -inf.", "zero", gradient="none")
-round_ = _unary("round", "Round half to even, as NumPy.", "zero", gradient="none")
-stop_gradient = _unary("stop_gradient", "Identity forward; blocks the gradient.", "zero", kind="any",
+neg = _unary("neg", "-x.", kind="numeric")
+exp = _unary("exp", "e^x.")
+log = _unary("log", "Natural logarithm.")
+sqrt = _unary("sqrt", "Square root.")
+rsqrt = _unary("rsqrt", "1/sqrt(x).")
+tanh = _unary("tanh", "Hyperbolic tangent.")
+sigmoid = _unary("sigmoid", "Logistic function 1/(1+e^-x).")
+relu = _unary("relu", "max(x, 0).", kind="numeric")
+sin = _unary("sin", "Sine.")
+cos = _unary("cos", "Cosine.")
+abs_ = _unary("abs", "|x|.", kind="numeric")
+log1p = _unary("log1p", "log(1 + x), accurate near 0.")
+expm1 = _unary("expm1", "e^x - 1, accurate near 0.")
+sign = _unary("sign", "-1, 0 or 1 (NaN stays NaN).", kind="numeric", gradient="none")
+floor = _unary("floor", "Round toward -inf.", gradient="none")
+round_ = _unary("round", "Round half to even, as NumPy.", gradient="none")
+stop_gradient = _unary("stop_gradient", "Identity forward; blocks the gradient.", kind="any",
                        gradient="none")
 
 
@@ -175,7 +172,7 @@ def _convert_rule(op: Op) -> TensorSpec:
 
 
 convert = OpDef("convert", "Converts the element type; the result type names the new one.", ("x",),
-                _convert_rule, given_result=True, adjoint="x̄ = convert(ȳ) back to x's type", elementwise=True)
+                _convert_rule, given_result=True, elementwise=True)
 
 # --------------------------------------------------------------------------- linear algebra
 
@@ -196,7 +193,7 @@ def _matmul_rule(op: Op) -> TensorSpec:
 
 
 matmul = OpDef("matmul", "a [..., M, K] @ b [..., K, N] -> [..., M, N]; batch dims broadcast.", ("a", "b"),
-               _matmul_rule, adjoint="ā = ȳ·bᵀ, b̄ = aᵀ·ȳ as dot_general, batch dims summed where broadcast")
+               _matmul_rule)
 
 CONV_ATTRS = ("window_strides", "padding_low", "padding_high", "lhs_dilation", "rhs_dilation")
 
@@ -246,9 +243,6 @@ convolution = OpDef(
         Attr("rhs_dilation", Ints(), PerDim(1, skip=2)),
         Attr("feature_group_count", Int(), 1),
     ),
-    adjoint="input̄: convolution of ȳ (lhs-dilated by the strides) with the flipped kernel (strided, "
-            "ungrouped: ȳ times the kernel, col2im by stride phase); "
-            "kernel̄: convolution of the input with ȳ, batch as the contracted feature",
 )
 
 # --------------------------------------------------------------------------- shape ops
@@ -264,7 +258,7 @@ def _reshape_rule(op: Op) -> TensorSpec:
 
 
 reshape = OpDef("reshape", "Same elements, new shape (the result type).", ("x",), _reshape_rule,
-                given_result=True, adjoint="x̄ = reshape(ȳ)")
+                given_result=True)
 
 
 def _transpose_rule(op: Op) -> TensorSpec:
@@ -276,8 +270,7 @@ def _transpose_rule(op: Op) -> TensorSpec:
 
 
 transpose = OpDef("transpose", "Permutes dimensions: result dim i is operand dim permutation[i].", ("x",),
-                  _transpose_rule, attrs=(Attr("permutation", Ints()),),
-                  adjoint="x̄ = transpose(ȳ, inverse permutation)")
+                  _transpose_rule, attrs=(Attr("permutation", Ints()),))
 
 
 def _broadcast_to_rule(op: Op) -> TensorSpec:
@@ -290,7 +283,7 @@ def _broadcast_to_rule(op: Op) -> TensorSpec:
 
 
 broadcast_to = OpDef("broadcast_to", "NumPy broadcast to the result shape.", ("x",), _broadcast_to_rule,
-                     given_result=True, adjoint="x̄ = ȳ summed over the broadcast dims")
+                     given_result=True)
 
 
 def _pad_rule(op: Op) -> TensorSpec:
@@ -310,8 +303,7 @@ def _pad_rule(op: Op) -> TensorSpec:
 
 pad = OpDef("pad", "Pads with pad_value: `low`/`high` at the edges (negative crops), `interior` between.",
             ("x", "pad_value"), _pad_rule,
-            attrs=(Attr("low", Ints()), Attr("high", Ints()), Attr("interior", Ints(), PerDim(0))),
-            adjoint="x̄ = strided slice of ȳ; pad_valuē = sum(ȳ) - sum(x̄)")
+            attrs=(Attr("low", Ints()), Attr("high", Ints()), Attr("interior", Ints(), PerDim(0))))
 
 
 def _slice_rule(op: Op) -> TensorSpec:
@@ -329,8 +321,7 @@ def _slice_rule(op: Op) -> TensorSpec:
 
 
 slice_ = OpDef("slice", "Strided slice x[start:stop:step] per dim.", ("x",), _slice_rule,
-               attrs=(Attr("start", Ints()), Attr("stop", Ints()), Attr("step", Ints(), PerDim(1))),
-               adjoint="x̄ = pad(ȳ, 0) back into place, interior step - 1")
+               attrs=(Attr("start", Ints()), Attr("stop", Ints()), Attr("step", Ints(), PerDim(1))))
 
 
 def _reverse_rule(op: Op) -> TensorSpec:
@@ -338,7 +329,7 @@ def _reverse_rule(op: Op) -> TensorSpec:
 
 
 reverse = OpDef("reverse", "Reverses along `dimensions`.", ("x",), _reverse_rule,
-                attrs=(Attr("dimensions", Axes()),), adjoint="x̄ = reverse(ȳ)")
+                attrs=(Attr("dimensions", Axes()),))
 
 
 def _concatenate_rule(op: Op) -> TensorSpec:
@@ -356,7 +347,7 @@ def _concatenate_rule(op: Op) -> TensorSpec:
 
 
 concatenate = OpDef("concatenate", "Joins operands along `axis`.", ("x...",), _concatenate_rule,
-                    attrs=(Attr("axis", Axis()),), adjoint="each x̄ᵢ = its slice of ȳ")
+                    attrs=(Attr("axis", Axis()),))
 
 # --------------------------------------------------------------------------- indexing
 
@@ -373,8 +364,7 @@ def _gather_rule(op: Op) -> TensorSpec:
 
 
 gather = OpDef("gather", "take(x, indices, axis): dim `axis` becomes K. Negative indices count from the end; "
-               "out-of-range ones clamp.", ("x", "indices"), _gather_rule, attrs=(Attr("axis", Axis()),),
-               adjoint="x̄ = scatter-add of ȳ at indices (duplicates add)")
+               "out-of-range ones clamp.", ("x", "indices"), _gather_rule, attrs=(Attr("axis", Axis()),))
 
 
 def _take_along_axis_rule(op: Op) -> TensorSpec:
@@ -392,7 +382,7 @@ def _take_along_axis_rule(op: Op) -> TensorSpec:
 
 
 take_along_axis = OpDef("take_along_axis", "NumPy take_along_axis.", ("x", "indices"), _take_along_axis_rule,
-                        attrs=(Attr("axis", Axis()),), adjoint="x̄ = scatter-add of ȳ at the indices")
+                        attrs=(Attr("axis", Axis()),))
 
 SCATTER_MODES = ("set", "add", "multiply", "min", "max")
 
@@ -416,8 +406,6 @@ scatter = OpDef(
     "\"set\" keeps the last. Negative indices count from the end; out-of-range ones are dropped.",
     ("x", "indices", "updates"), _scatter_rule,
     attrs=(Attr("axis", Axis()), Attr("mode", Str(SCATTER_MODES))),
-    adjoint="by mode: set routes ȳ to the last writer; add passes ȳ; multiply and min/max use the product "
-            "of the others and tie-split masks",
 )
 
 
@@ -441,8 +429,7 @@ def _dynamic_slice_rule(op: Op) -> TensorSpec:
 
 
 dynamic_slice = OpDef("dynamic_slice", "Slice of `sizes` at runtime starts, clamped into range.",
-                      ("x", "start..."), _dynamic_slice_rule, attrs=(Attr("sizes", Ints()),),
-                      adjoint="x̄ = dynamic_update_slice(0, ȳ, starts)")
+                      ("x", "start..."), _dynamic_slice_rule, attrs=(Attr("sizes", Ints()),))
 
 
 def _dynamic_update_slice_rule(op: Op) -> TensorSpec:
@@ -455,8 +442,7 @@ def _dynamic_update_slice_rule(op: Op) -> TensorSpec:
 
 
 dynamic_update_slice = OpDef("dynamic_update_slice", "x with `update` written at runtime starts, clamped.",
-                             ("x", "update", "start..."), _dynamic_update_slice_rule,
-                             adjoint="x̄ = ȳ with the window zeroed; updatē = dynamic_slice(ȳ)")
+                             ("x", "update", "start..."), _dynamic_update_slice_rule)
 
 # --------------------------------------------------------------------------- reductions
 
@@ -477,7 +463,7 @@ def _reduce_rule(op: Op) -> TensorSpec:
 
 def _reduction(mnemonic: str, summary: str, adjoint: str) -> OpDef:
     return OpDef(mnemonic, summary + " Empty `axes` reduces all.", ("x",), _reduce_rule,
-                 attrs=(Attr("axes", Axes(), ()), Attr("keepdims", Bool(), False)), adjoint=adjoint)
+                 attrs=(Attr("axes", Axes(), ()), Attr("keepdims", Bool(), False)))
 
 
 reduce_sum = _reduction("reduce_sum", "Sum over `axes`.", "x̄ = broadcast(ȳ)")
@@ -508,8 +494,7 @@ def _argsort_rule(op: Op) -> TensorSpec:
 
 
 SORT_ATTRS = (Attr("axis", Axis(), -1), Attr("descending", Bool(), False))
-sort = OpDef("sort", "Stable sort along `axis`.", ("x",), _sort_rule, attrs=SORT_ATTRS,
-             adjoint="x̄ = ȳ scattered back through the sorting permutation")
+sort = OpDef("sort", "Stable sort along `axis`.", ("x",), _sort_rule, attrs=SORT_ATTRS)
 argsort = OpDef("argsort", "i64 permutation that stably sorts along `axis`.", ("x",), _argsort_rule,
                 attrs=SORT_ATTRS, gradient="none")
 
@@ -531,7 +516,7 @@ def _custom_call_rule(op: Op) -> list[TensorSpec]:
 
 custom_call = OpDef("custom_call", "A user op; its lowering and VJP come from the custom-op registry.",
                     ("x...",), _custom_call_rule, attrs=(Attr("call_target_name", Str()),),
-                    given_result=True, open_attrs=True, adjoint="the registered VJP rule")
+                    given_result=True, open_attrs=True)
 
 # --------------------------------------------------------------------------- the table
 

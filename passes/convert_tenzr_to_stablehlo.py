@@ -1,6 +1,6 @@
 """`convert-tenzr-to-stablehlo`: rewrites every tenzr op into StableHLO.
 
-Ops are lowered in program order, each through its rule in `lowerings.LOWERINGS`, at its
+Ops are lowered in program order, each through its rule in `rules.LOWERINGS`, at its
 own location; uses are redirected to the new values and the tenzr op is erased. The result
 verifies and contains no `tenzr.` op.
 """
@@ -12,14 +12,15 @@ from typing import ClassVar
 
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
-from tenzr.dialect.verify import decode, tenzr_ops
-from tenzr.passes.lowerings import LOWERINGS
+from tenzr.dialect.verify import tenzr_ops
 from tenzr.passes.registry import Pass, register
+from tenzr.passes.rules import LOWERINGS
+from tenzr.passes.views import view
 
 
 def lower_operation(operation: ir.Operation) -> None:
-    """Replaces one tenzr op by its StableHLO lowering."""
-    op = decode(operation)
+    """Replaces one (verified) tenzr op by its StableHLO lowering."""
+    op = view(operation)
     with operation.location, ir.InsertionPoint(operation):
         out = LOWERINGS[operation.name](op)
     values = [out] if isinstance(out, ir.Value) else list(out)

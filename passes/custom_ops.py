@@ -3,21 +3,19 @@
     register_custom_op("my.softplus", lower=..., vjp=...)
 
 `lower(op)` gets the decoded op (operands already StableHLO values) and returns the
-result values. `vjp(op, cotangents)` follows the VJP-rule signature of `vjp_rules`:
-one cotangent (or None) per operand. A target with `vjp=None` must say
+result values. `vjp(op, ct)` is a VJP rule like every other (`tenzr.passes.rules`): `ct`
+is the result's cotangent (a tuple of them for several results), and it returns one
+cotangent (or None) per operand. A target with `vjp=None` must say
 `differentiable=False`; then it contributes no gradient.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from tenzr.dialect.ir_imports import ir
-from tenzr.dialect.opdef import Op
-
-Lowering = Callable[[Op], "ir.Value | Sequence[ir.Value]"]
-VjpRule = Callable[[Op, list], "Sequence[ir.Value | None]"]
+if TYPE_CHECKING:  # (rules imports this module)
+    from tenzr.passes.rules import Lowering, VjpRule
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,15 @@ def producer(x: Value) -> ir.Operation | None:
     return owner.operation if isinstance(owner, (ir.Operation, ir.OpView)) else None
 
 
+def builds(name: str) -> Callable[[Callable], Callable]:
+    """Names the op a builder creates (`builder.op_name`): rule tables are keyed by it."""
+    def mark(builder: Callable) -> Callable:
+        builder.op_name = name  # type: ignore[attr-defined]
+        return builder
+
+    return mark
+
+
 def create(name: str, results: Sequence[TensorSpec], operands: Sequence[Value],
            attributes: dict[str, ir.Attribute] | None = None, regions: int = 0) -> ir.Operation:
     return ir.Operation.create(name, results=[ir_type(r) for r in results], operands=list(operands),
@@ -83,7 +92,7 @@ def _elementwise(name: str) -> Callable[..., Value]:
 
     emit.__name__ = name.removeprefix("stablehlo.")
     emit.__doc__ = f"`{name}` on operands of one shape."
-    return emit
+    return builds(name)(emit)
 
 
 add = _elementwise("stablehlo.add")
@@ -113,6 +122,7 @@ floor = _elementwise("stablehlo.floor")
 round_nearest_even = _elementwise("stablehlo.round_nearest_even")
 
 
+@builds("stablehlo.clamp")
 def clamp(low: Value, x: Value, high: Value) -> Value:
     """min(max(x, low), high); bounds are rank 0 or x's shape."""
     return _one("stablehlo.clamp", spec(x), [low, x, high])
@@ -124,6 +134,7 @@ def _compare_type(dtype: str) -> str:
     return "UNSIGNED" if dtype == "i1" else "SIGNED"
 
 
+@builds("stablehlo.compare")
 def compare(x: Value, y: Value, direction: str) -> Value:
     """`direction` is one of EQ NE GE GT LE LT (case-insensitive)."""
     s = spec(x)
@@ -133,10 +144,12 @@ def compare(x: Value, y: Value, direction: str) -> Value:
     })
 
 
+@builds("stablehlo.select")
 def select(cond: Value, a: Value, b: Value) -> Value:
     return _one("stablehlo.select", spec(a), [cond, a, b])
 
 
+@builds("stablehlo.convert")
 def convert(x: Value, dtype: str) -> Value:
     s = spec(x)
     return x if s.dtype == dtype else _one("stablehlo.convert", s.with_dtype(dtype), [x])
@@ -148,6 +161,7 @@ ELEMENTWISE.update(f"stablehlo.{name}" for name in ("clamp", "compare", "select"
 # --------------------------------------------------------------------------- constants
 
 
+@builds("stablehlo.constant")
 def constant(value: np.ndarray | float | int | bool, like: TensorSpec) -> Value:
     """A constant of type `like` holding `value` (a scalar is splat)."""
     if isinstance(value, (bool, int, float)):
@@ -155,6 +169,11 @@ def constant(value: np.ndarray | float | int | bool, like: TensorSpec) -> Value:
     else:
         attr = dense_constant(np.broadcast_to(np.asarray(value), like.shape), like)
     return _one("stablehlo.constant", like, [], {"value": attr})
+
+
+def constant_attribute(value: ir.Attribute) -> Value:
+    """A constant holding the dense elements attribute `value`."""
+    return ir.Operation.create("stablehlo.constant", results=[value.type], attributes={"value": value}).result
 
 
 def full(like: TensorSpec, value: float | int | bool) -> Value:
@@ -165,6 +184,7 @@ def zeros(like: TensorSpec) -> Value:
     return constant(0, like)
 
 
+@builds("stablehlo.iota")
 def iota(result: TensorSpec, dimension: int) -> Value:
     return _one("stablehlo.iota", result, [], {"iota_dimension": _i64(dimension)})
 
@@ -172,6 +192,7 @@ def iota(result: TensorSpec, dimension: int) -> Value:
 # --------------------------------------------------------------------------- shapes
 
 
+@builds("stablehlo.broadcast_in_dim")
 def broadcast_in_dim(x: Value, shape: Sequence[int], dims: Sequence[int]) -> Value:
     s = spec(x)
     if tuple(shape) == s.shape and list(dims) == list(range(s.rank)):
@@ -185,11 +206,13 @@ def broadcast_to(x: Value, shape: Sequence[int]) -> Value:
     return broadcast_in_dim(x, shape, range(len(shape) - rank, len(shape)))
 
 
+@builds("stablehlo.reshape")
 def reshape(x: Value, shape: Sequence[int]) -> Value:
     s = spec(x)
     return x if tuple(shape) == s.shape else _one("stablehlo.reshape", s.with_shape(shape), [x])
 
 
+@builds("stablehlo.transpose")
 def transpose(x: Value, permutation: Sequence[int]) -> Value:
     s = spec(x)
     if list(permutation) == list(range(s.rank)):
@@ -198,6 +221,7 @@ def transpose(x: Value, permutation: Sequence[int]) -> Value:
                 {"permutation": _i64s(permutation)})
 
 
+@builds("stablehlo.slice")
 def slice_(x: Value, start: Sequence[int], limit: Sequence[int], strides: Sequence[int] | None = None) -> Value:
     s = spec(x)
     strides = strides or [1] * s.rank
@@ -208,6 +232,7 @@ def slice_(x: Value, start: Sequence[int], limit: Sequence[int], strides: Sequen
         "start_indices": _i64s(start), "limit_indices": _i64s(limit), "strides": _i64s(strides)})
 
 
+@builds("stablehlo.pad")
 def pad(x: Value, value: Value, low: Sequence[int], high: Sequence[int], interior: Sequence[int]) -> Value:
     s = spec(x)
     if not any(low) and not any(high) and not any(interior):
@@ -217,6 +242,7 @@ def pad(x: Value, value: Value, low: Sequence[int], high: Sequence[int], interio
         "edge_padding_low": _i64s(low), "edge_padding_high": _i64s(high), "interior_padding": _i64s(interior)})
 
 
+@builds("stablehlo.reverse")
 def reverse(x: Value, dims: Sequence[int]) -> Value:
     if not dims:
         return x
@@ -243,6 +269,7 @@ def _reverse_of_strided_slice(sliced: ir.Operation, dims: Sequence[int]) -> Valu
     return slice_(flipped, start, limit, strides)
 
 
+@builds("stablehlo.concatenate")
 def concatenate(xs: Sequence[Value], axis: int) -> Value:
     if len(xs) == 1:
         return xs[0]
@@ -252,14 +279,17 @@ def concatenate(xs: Sequence[Value], axis: int) -> Value:
     return _one("stablehlo.concatenate", first.with_shape(shape), xs, {"dimension": _i64(axis)})
 
 
+@builds("stablehlo.dynamic_slice")
 def dynamic_slice(x: Value, starts: Sequence[Value], sizes: Sequence[int]) -> Value:
     return _one("stablehlo.dynamic_slice", spec(x).with_shape(sizes), [x, *starts], {"slice_sizes": _i64s(sizes)})
 
 
+@builds("stablehlo.dynamic_update_slice")
 def dynamic_update_slice(x: Value, update: Value, starts: Sequence[Value]) -> Value:
     return _one("stablehlo.dynamic_update_slice", spec(x), [x, update, *starts])
 
 
+@builds("stablehlo.optimization_barrier")
 def optimization_barrier(*values: Value) -> list[Value]:
     """The values, unchanged, but opaque to CSE and fusion across the barrier."""
     return list(create("stablehlo.optimization_barrier", [spec(v) for v in values], values).results)
@@ -268,6 +298,7 @@ def optimization_barrier(*values: Value) -> list[Value]:
 # --------------------------------------------------------------------------- contractions
 
 
+@builds("stablehlo.dot_general")
 def dot_general(a: Value, b: Value, batch: tuple[Sequence[int], Sequence[int]],
                 contract: tuple[Sequence[int], Sequence[int]]) -> Value:
     """Result dims: batch dims, then a's free dims, then b's free dims."""
@@ -495,6 +526,22 @@ COMBINERS: dict[str, Combiner] = {
 }
 
 
+@builds("stablehlo.reduce")
+def reduce_region(operands: Sequence[Value], inits: Sequence[Value], dims: Sequence[int],
+                  body: Callable[[list[Value]], Sequence[Value]]) -> list[Value]:
+    """A reduce of `operands` (of one shape) over `dims` from `inits`; `body(arguments)`
+    builds the combiner (arguments: each operand's accumulator, then each one's element)
+    and returns the new accumulators."""
+    specs = [spec(v) for v in operands]
+    outs = [s.with_shape(n for d, n in enumerate(s.shape) if d not in dims) for s in specs]
+    op = create("stablehlo.reduce", outs, [*operands, *inits], {"dimensions": _i64s(sorted(dims))}, regions=1)
+    block = _scalar_block(op, [s.dtype for s in specs] * 2)
+    with ir.InsertionPoint(block):
+        _return(*body(list(block.arguments)))
+    return list(op.results)
+
+
+@builds("stablehlo.reduce")
 def reduce(x: Value, init: float | int | bool, dims: Sequence[int], combiner: str) -> Value:
     """Reduces `x` over `dims` with one of COMBINERS, starting from `init`.
 
@@ -519,13 +566,8 @@ def reduce(x: Value, init: float | int | bool, dims: Sequence[int], combiner: st
     (dim,) = dims
     if combiner == "add" and s.is_float and s.shape[dim] >= SPLIT_SUM_AT:
         return _split_sum(x, dim, init)
-    out = s.with_shape(n for d, n in enumerate(s.shape) if d not in dims)
     init_value = constant(init, TensorSpec((), s.dtype))
-    op = create("stablehlo.reduce", [out], [x, init_value], {"dimensions": _i64s(sorted(dims))}, regions=1)
-    block = _scalar_block(op, [s.dtype, s.dtype])
-    with ir.InsertionPoint(block):
-        _return(COMBINERS[combiner](block.arguments[0], block.arguments[1]))
-    return op.result
+    return reduce_region([x], [init_value], dims, lambda args: [COMBINERS[combiner](*args)])[0]
 
 
 SPLIT_SUM_AT = 4096
@@ -546,6 +588,7 @@ def _split_sum(x: Value, dim: int, init: float | int | bool) -> Value:
     return reduce(reduce(split, init, [dim + 1], "add"), init, [dim], "add")
 
 
+@builds("stablehlo.scatter")
 def scatter(x: Value, indices: Value, updates: Value, *, update_window_dims: Sequence[int],
             inserted_window_dims: Sequence[int], scatter_dims_to_operand_dims: Sequence[int],
             index_vector_dim: int, combiner: str, unique_indices: bool = False) -> Value:
@@ -565,6 +608,7 @@ def scatter(x: Value, indices: Value, updates: Value, *, update_window_dims: Seq
     return op.result
 
 
+@builds("stablehlo.gather")
 def gather(x: Value, indices: Value, *, offset_dims: Sequence[int], collapsed_slice_dims: Sequence[int],
            start_index_map: Sequence[int], index_vector_dim: int, slice_sizes: Sequence[int]) -> Value:
     sx, si = spec(x), spec(indices)
@@ -582,6 +626,7 @@ def gather(x: Value, indices: Value, *, offset_dims: Sequence[int], collapsed_sl
         "indices_are_sorted": ir.BoolAttr.get(False)})
 
 
+@builds("stablehlo.sort")
 def sort(operands: Sequence[Value], dimension: int, descending: bool, order_by: int | None = None) -> list[Value]:
     """Sorts all `operands` along `dimension`, keyed on the first (NaN last, as NumPy).
 

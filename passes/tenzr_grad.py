@@ -6,10 +6,12 @@ For `@f(args) -> ys` it adds, keeping `@f`:
   mode=value_and_grad  `@f_value_and_grad(args) -> (y, grads...)`
 
 The function is cloned, calls to ordinary functions are inlined, and an activity analysis
-keeps only values that depend on a `wrt` argument and reach a seeded output. The reverse
-sweep walks the forward ops backwards, asks each op's rule in `vjp_rules.VJP_RULES` for
-its operands' cotangents, sums broadcast cotangents back to operand shapes, and
-accumulates fan-out. Forward ops stay tenzr; adjoints are StableHLO. Dead code is removed.
+keeps only values that depend on a `wrt` argument and reach a seeded output (an op with
+regions depends on the values its regions use, too). The reverse sweep walks the forward
+ops backwards, asks each op's rule in `rules.VJP_RULES` (tenzr and StableHLO ops alike, so
+the output of tenzr-grad can be differentiated again) for its operands' cotangents, sums
+broadcast cotangents back to operand shapes, and accumulates fan-out. Forward ops stay as
+they are; adjoints are StableHLO. Dead code is removed.
 When forward outputs are returned too (vjp, value_and_grad), large elementwise values
 computed from the arguments alone are recomputed for the sweep rather than kept
 (`rematerialize`).
@@ -29,10 +31,10 @@ from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.opdef import PREFIX
 from tenzr.dialect.ops import OPS
 from tenzr.dialect.types import TensorSpec, spec_of, spec_of_type
-from tenzr.dialect.verify import decode
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import Pass, register
-from tenzr.passes.vjp_rules import VJP_RULES
+from tenzr.passes.rules import NO_DERIVATIVE, VJP_RULES
+from tenzr.passes.views import view
 
 MODES = ("grad", "vjp", "value_and_grad")
 CUSTOM_VJP = "tenzr.custom_vjp"
@@ -84,10 +86,22 @@ def _inline(call: ir.Operation, callee: ir.Operation) -> None:
     call.erase()
 
 
+def _nested_calls(func: ir.Operation) -> list[ir.Operation]:
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "func.call":
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit)
+    return found
+
+
 def inline_calls(func: ir.Operation, funcs: dict[str, ir.Operation]) -> None:
-    """Inlines every call to a function without a custom VJP into `func`."""
+    """Inlines every call (in regions too) to a function without a custom VJP into `func`."""
     for _ in range(MAX_INLINE_DEPTH):
-        calls = [op for op in body_ops(func) if op.name == "func.call"]
+        calls = _nested_calls(func)
         calls = [c for c in calls if custom_vjp_of(_callee(c, funcs)) is None]
         if not calls:
             return
@@ -144,16 +158,19 @@ class _Sweep:
         cts = [self.adjoints.pop(r, None) for r in op.results]
         if all(c is None for c in cts):
             return
+        rule = VJP_RULES.get(op.name)
         grads: Sequence[Value | None]
         with op.location:
             if op.name == "func.call":
                 grads = self._custom_call_vjp(op, cts)
-            elif op.name.startswith(PREFIX) and op.name in VJP_RULES:
-                decoded = decode(self.recomputed.get(op, op))
+            elif rule is NO_DERIVATIVE:
+                return
+            elif rule is not None:
+                decoded = view(self.recomputed.get(op, op))
                 decoded.wanted = tuple(v in self.active for v in op.operands)
-                ct = cts[0] if len(cts) == 1 else [c if c is not None else sh.zeros(s)
-                                                   for c, s in zip(cts, decoded.results, strict=True)]
-                grads = VJP_RULES[op.name](decoded, ct)
+                ct = cts[0] if len(cts) == 1 else tuple(c if c is not None else sh.zeros(s)
+                                                        for c, s in zip(cts, decoded.results, strict=True))
+                grads = rule(decoded, ct)  # type: ignore[operator]
             elif len(op.regions):
                 raise TenzrError(f"'{op.name}' op has regions, which tenzr-grad does not differentiate yet, but it "
                                  "lies on a differentiated path (write branches with tenzr.select)", op.location)
@@ -189,8 +206,9 @@ class _Sweep:
 
 
 def _differentiable(op: ir.Operation) -> bool:
-    opdef = OPS.get(op.name)
-    return opdef is None or opdef.gradient != "none"
+    """Whether cotangents may flow through `op` (an op without a rule may: then it is an
+    error when they do)."""
+    return VJP_RULES.get(op.name) is not NO_DERIVATIVE
 
 
 REMAT_MIN_ELEMENTS = 1 << 16
@@ -261,8 +279,18 @@ def activity(forward: list[ir.Operation], wrt: Sequence[Value], outputs: Sequenc
 
 
 def _dce(func: ir.Operation) -> None:
-    for op in reversed(body_ops(func)):
-        if op.name not in ("func.return", "func.call") and not any(_has_uses(r) for r in op.results):
+    """Erases ops whose results are all unused, in regions too (ops without results, such
+    as terminators, calls and ops with regions stay)."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if len(op.results) and not len(op.regions) and op.name != "func.call":
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit)  # post-order: an op after the ops nested in it, users after producers
+    for op in reversed(found):
+        if not any(_has_uses(r) for r in op.results):
             op.erase()
 
 

@@ -3,8 +3,9 @@
 A tenzr op is decoded by its OpDef (attributes with their defaults, nothing verified
 again). Any other op (StableHLO, CHLO) is decoded generically: operands, tensor types, and
 each attribute as a Python value (`array<i64: ...>` a tuple, integers, floats, bools and
-strings as such, StableHLO's enums their names, dot dimension numbers a `DotDims`); other
-attributes stay MLIR attributes. A rule reads both kinds the same way (`op.operands`,
+strings as such, StableHLO's enums their names, dot dimension numbers a `DotDims`, and a
+reduce's body its `combiner`, a name in `sh.COMBINERS` or None); other attributes stay MLIR
+attributes. A rule reads both kinds the same way (`op.operands`,
 `op.specs`, `op.result`, `op.out`, `op[name]`).
 """
 
@@ -17,6 +18,7 @@ from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.ops import OPS
 from tenzr.dialect.types import spec_of_type
+from tenzr.passes import stablehlo as sh
 
 
 class DotDims(NamedTuple):
@@ -57,6 +59,18 @@ def decode_attribute(attribute: ir.Attribute) -> Any:
     return attribute
 
 
+def _combiner(operation: ir.Operation) -> str | None:
+    """The name (in `sh.COMBINERS`) of a one-operand reduce's combiner, if its body is one."""
+    body = list(operation.regions[0].blocks[0].operations)
+    if len(body) != 2 or len(operation.operands) != 2:
+        return None
+    arguments = list(operation.regions[0].blocks[0].arguments)
+    combine = body[0].operation
+    if list(combine.operands) not in (arguments, arguments[::-1]) or list(body[1].operands) != [combine.result]:
+        return None
+    return next((name for name, fn in sh.COMBINERS.items() if getattr(fn, "op_name", None) == combine.name), None)
+
+
 def view(operation: ir.Operation) -> Op:
     """The decoded op of `operation`, which the verifier has already accepted."""
     opdef = OPS.get(operation.name)
@@ -69,4 +83,6 @@ def view(operation: ir.Operation) -> Op:
     results: list[Any] = [spec_of_type(r.type) for r in outputs]
     attributes = operation.attributes
     attrs = {name: decode_attribute(attributes[name]) for name in attributes}
-    return Op(None, operands, specs, attrs, results, operation.location, results, outputs)
+    if operation.name == sh.reduce.op_name:  # type: ignore[attr-defined]
+        attrs["combiner"] = _combiner(operation)
+    return Op(None, operands, specs, attrs, results, operation.location, results, outputs, operation=operation)

@@ -23,6 +23,7 @@ from tenzr.dialect.functions import build_function, new_module
 from tenzr.dialect.opdef import REQUIRED, OpDef, PerDim, dense_constant
 from tenzr.passes import PASSES
 from tenzr.passes.registry import option_help
+from tenzr.passes.rules import ADJOINTS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -115,7 +116,7 @@ def dialect_md() -> str:
         out += [f"- Operands: {operands}"]
         rule = "written by the user and checked" if opdef.given_result else "inferred from operands and attributes"
         out += [f"- Result type: {rule}"]
-        gradient = "none (contributes zero)" if opdef.gradient == "none" else opdef.adjoint or "registered rule"
+        gradient = "none (contributes zero)" if opdef.gradient == "none" else ADJOINTS[name]
         out += [f"- Adjoint: {gradient}", ""]
         if opdef.attrs:
             out += ["| attribute | type | default |", "|---|---|---|", *(_attr_row(a) for a in opdef.attrs), ""]

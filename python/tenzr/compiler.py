@@ -1,6 +1,7 @@
 """From a tenzr module to a runnable IREE module: the pipeline, then IREE.
 
-`lower_to_stablehlo` runs `convert-tenzr-to-stablehlo`, `canonicalize` and `cse`.
+`lower_to_stablehlo` runs `convert-tenzr-to-stablehlo`, `tenzr-expand-math`, `canonicalize`
+and `cse`.
 `compile_stablehlo` hands StableHLO text to IREE's compiler and returns the VM flatbuffer.
 """
 
@@ -20,7 +21,7 @@ from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import parse_pipeline, run_pipeline
 from tenzr.targets import INPUTS_REFLECTION, WIDENED, Target
 
-LOWERING_PIPELINE = "builtin.module(convert-tenzr-to-stablehlo,canonicalize,cse)"
+LOWERING_PIPELINE = "builtin.module(convert-tenzr-to-stablehlo,tenzr-expand-math,canonicalize,cse)"
 COMPILE_TIMEOUT_S = 900
 
 

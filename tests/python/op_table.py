@@ -391,3 +391,63 @@ def reduction_rows() -> list[Row]:
 ROWS = binary_rows() + unary_rows() + convert_rows() + matmul_rows() + conv_rows() + shape_rows() + \
     indexing_rows() + reduction_rows()
 GRAD_ROWS = [r for r in ROWS if r.grad and any(np.issubdtype(a.dtype, np.floating) for a in r.inputs)]
+
+
+# --------------------------------------------------------------------------- StableHLO twins
+
+
+def _sh_index(value: int):
+    from tenzr.passes import stablehlo as sh
+
+    return sh.constant(value, TensorSpec((), "i32"))
+
+
+def stablehlo_rows() -> list[Row]:
+    """StableHLO ops as tenzr-grad meets them in its own output (grad of grad) and in
+    imported modules: each built directly with the emitter, differentiated by its rule."""
+    from tenzr.passes import stablehlo as sh
+
+    unary = {"negate": sh.negate, "exponential": sh.exponential, "tanh": sh.tanh, "logistic": sh.logistic,
+             "sine": sh.sine, "cosine": sh.cosine, "abs": sh.abs_, "exponential_minus_one": sh.exponential_minus_one}
+    positive_unary = {"log": sh.log, "sqrt": sh.sqrt, "rsqrt": sh.rsqrt, "log_plus_one": sh.log_plus_one}
+    binary = {"add": sh.add, "subtract": sh.subtract, "multiply": sh.multiply, "divide": sh.divide,
+              "maximum": sh.maximum, "minimum": sh.minimum}
+    rows = [Row(f"sh.{n}", lambda a, fn=fn: fn(a[0]), [randn(n, 2, 3)]) for n, fn in unary.items()]
+    rows += [Row(f"sh.{n}", lambda a, fn=fn: fn(a[0]), [positive(n, 2, 3)]) for n, fn in positive_unary.items()]
+    rows += [Row(f"sh.{n}", lambda a, fn=fn: fn(a[0], a[1]), [randn(n, 3, 2), randn(n + "y", 3, 2)])
+             for n, fn in binary.items()]
+    rows += [
+        Row("sh.power", lambda a: sh.power(a[0], a[1]), [positive("pow", 2, 3), randn("powy", 2, 3)]),
+        Row("sh.select", lambda a: sh.select(sh.compare(a[0], a[1], "GT"), a[0], a[1]),
+            [randn("sel", 4), randn("sely", 4)]),
+        Row("sh.clamp_scalars", lambda a: sh.clamp(a[1], a[0], a[2]),
+            [randn("clamp", 6), np.array(-0.3, f32), np.array(0.4, f32)]),
+        Row("sh.clamp_full", lambda a: sh.clamp(a[1], a[0], a[2]),
+            [randn("clampf", 2, 3), randn("clampl", 2, 3) - 1, randn("clamph", 2, 3) + 1]),
+        Row("sh.broadcast_in_dim", lambda a: sh.broadcast_in_dim(a[0], (4, 3, 2), [1, 2]), [randn("bid", 3, 1)]),
+        Row("sh.broadcast_in_dim_transposing", lambda a: sh.broadcast_in_dim(a[0], (2, 5, 3), [2, 0]),
+            [randn("bidt", 3, 2)]),
+        Row("sh.reshape", lambda a: sh.reshape(a[0], (3, 2)), [randn("rs", 2, 3)]),
+        Row("sh.transpose", lambda a: sh.transpose(a[0], (2, 0, 1)), [randn("tr", 2, 3, 4)]),
+        Row("sh.slice", lambda a: sh.slice_(a[0], [1, 0], [5, 3], [2, 2]), [randn("sl", 6, 3)]),
+        Row("sh.pad", lambda a: sh.pad(a[0], a[1], [1, -1], [0, 2], [1, 0]), [randn("pd", 3, 4), np.array(0.5, f32)]),
+        Row("sh.reverse", lambda a: sh.reverse(a[0], [0, 1]), [randn("rv", 2, 3)]),
+        Row("sh.concatenate", lambda a: sh.concatenate([a[0], a[1], a[0]], 1), [randn("cc", 2, 1), randn("cd", 2, 3)]),
+        Row("sh.dot_general_matmul", lambda a: sh.dot_general(a[0], a[1], ((), ()), ((1,), (0,))),
+            [randn("dg", 3, 4), randn("dh", 4, 2)]),
+        Row("sh.dot_general_batched_odd_dims", lambda a: sh.dot_general(a[0], a[1], ((0,), (1,)), ((2,), (0,))),
+            [randn("dj", 2, 3, 4), randn("dk", 4, 2, 5)]),
+        Row("sh.dot_general_two_contracting", lambda a: sh.dot_general(a[0], a[1], ((), ()), ((0, 2), (2, 1))),
+            [randn("dl", 3, 2, 4), randn("dm", 5, 4, 3)]),
+        Row("sh.reduce_sum", lambda a: sh.reduce(a[0], 0, [0, 2], "add"), [randn("rd", 3, 2, 4)]),
+        Row("sh.dynamic_slice", lambda a: sh.dynamic_slice(a[0], [_sh_index(1), _sh_index(2)], (2, 2)),
+            [randn("ds", 4, 4)]),
+        Row("sh.dynamic_update_slice", lambda a: sh.dynamic_update_slice(a[0], a[1], [_sh_index(0), _sh_index(1)]),
+            [randn("dus", 3, 4), randn("dut", 2, 2)]),
+        Row("sh.optimization_barrier", lambda a: sh.multiply(*sh.optimization_barrier(a[0], a[1])),
+            [randn("ob", 3), randn("oc", 3)]),
+    ]
+    return rows
+
+
+STABLEHLO_ROWS = stablehlo_rows()

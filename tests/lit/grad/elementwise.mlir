@@ -37,7 +37,7 @@ func.func @div(%x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<3xf32> {
   return %0 : tensor<3xf32>
 }
 
-// x̄ = ȳ·y·x^(y-1) with a power that is exact for negative bases, 0 where y = 0;
+// x̄ = ȳ·y·x^(y-1), 0 where y = 0 (tenzr-expand-math makes the power exact for negative bases);
 // ȳ' = ȳ·log(x)·out with log(1) where x = 0.
 // CHECK-LABEL: func.func @pow_vjp
 // CHECK: %[[YM1:.*]] = stablehlo.subtract %arg1, %{{.*}} : tensor<3xf32>

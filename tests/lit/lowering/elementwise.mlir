@@ -104,15 +104,6 @@ func.func @relu(%x: tensor<3xf32>) -> tensor<3xf32> {
   return %0 : tensor<3xf32>
 }
 
-// float64 sin/cos/tanh expand into ops IREE's CPU backend can link.
-// CHECK-LABEL: func.func @tanh_f64
-// CHECK-NOT: stablehlo.tanh
-// CHECK: stablehlo.exponential_minus_one
-func.func @tanh_f64(%x: tensor<3xf64>) -> tensor<3xf64> {
-  %0 = "tenzr.tanh"(%x) : (tensor<3xf64>) -> tensor<3xf64>
-  return %0 : tensor<3xf64>
-}
-
 // CHECK-LABEL: func.func @convert
 // CHECK: stablehlo.convert %{{.*}} : (tensor<3xf32>) -> tensor<3xbf16>
 // CHECK: stablehlo.convert %{{.*}} : (tensor<3xbf16>) -> tensor<3xi1>

@@ -1,4 +1,5 @@
-"""Math that IREE lacks or gets wrong, expanded into StableHLO it handles well.
+"""`tenzr-expand-math`: StableHLO math that IREE lacks or gets wrong, rewritten into ops it
+handles well (the lowering pipeline runs it after `convert-tenzr-to-stablehlo`).
 
 - `power`: IREE's `stablehlo.power` returns NaN for every negative base (even (-2)^2) and
   for 0^0. The expansion gives NumPy's answers: integer exponents of negative bases keep
@@ -6,15 +7,20 @@
 - `sine`, `cosine`, `tanh`: IREE's CPU backend has no float64 `sin`, `cos` or `tanh`
   (linking fails with "undefined symbol: sin"). For f64, tanh goes through expm1, and sin
   and cos through a three-part Cody-Waite reduction by pi/2 and fdlibm's kernel
-  polynomials (about 1 ulp for |x| < 2^20·pi/2). Other element types use the StableHLO op.
+  polynomials (about 1 ulp for |x| < 2^20·pi/2). Other element types keep the StableHLO op.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
 import numpy as np
 
-from tenzr.dialect.ir_imports import Value
+from tenzr.dialect.ir_imports import Value, ir
 from tenzr.passes import stablehlo as sh
+from tenzr.passes.registry import Pass, register
 
 _PIO2 = (1.57079632673412561417e00, 6.07710050630396597660e-11, 2.02226624871116645580e-21)
 _SIN = (-1.66666666666666324348e-01, 8.33333333332248946124e-03, -1.98412698298579493134e-04,
@@ -59,24 +65,18 @@ def _by_quadrant(quadrant: Value, values: tuple[Value, Value, Value, Value]) -> 
 
 
 def sine(x: Value) -> Value:
-    if sh.spec(x).dtype != "f64":
-        return sh.sine(x)
     r, quadrant = _reduce(x)
     s, c = _kernels(r)
     return _by_quadrant(quadrant, (s, c, sh.negate(s), sh.negate(c)))
 
 
 def cosine(x: Value) -> Value:
-    if sh.spec(x).dtype != "f64":
-        return sh.cosine(x)
     r, quadrant = _reduce(x)
     s, c = _kernels(r)
     return _by_quadrant(quadrant, (c, sh.negate(s), sh.negate(c), s))
 
 
 def tanh(x: Value) -> Value:
-    if sh.spec(x).dtype != "f64":
-        return sh.tanh(x)
     # tanh|x| = -expm1(-2|x|) / (2 + expm1(-2|x|)), accurate near 0 and saturating cleanly.
     e = sh.exponential_minus_one(sh.multiply(_c(-2, x), sh.abs_(x)))
     magnitude = sh.divide(sh.negate(e), sh.add(_c(2, x), e))
@@ -84,10 +84,8 @@ def tanh(x: Value) -> Value:
 
 
 def power(x: Value, y: Value) -> Value:
-    """x ** y with NumPy's results for negative and zero bases (floats; ints use the op)."""
+    """x ** y with NumPy's results for negative and zero bases (floats)."""
     s = sh.spec(x)
-    if not s.is_float:
-        return sh.power(x, y)
     zero, one = sh.zeros(s), _c(1, x)
     magnitude = sh.abs_(x)
     is_zero = sh.compare(magnitude, zero, "EQ")
@@ -100,3 +98,47 @@ def power(x: Value, y: Value) -> Value:
     signed = sh.select(odd, sh.negate(raised), raised)
     negative_base = sh.select(integral, signed, _c(np.nan, x))
     return sh.select(sh.compare(x, zero, "LT"), negative_base, raised)
+
+
+_EXPANSIONS: dict[str, tuple[Callable[..., Value], Callable[[str], bool]]] = {
+    sh.power.op_name: (power, lambda dtype: dtype.startswith(("f", "bf"))),  # type: ignore[attr-defined]
+    sh.sine.op_name: (sine, lambda dtype: dtype == "f64"),  # type: ignore[attr-defined]
+    sh.cosine.op_name: (cosine, lambda dtype: dtype == "f64"),  # type: ignore[attr-defined]
+    sh.tanh.op_name: (tanh, lambda dtype: dtype == "f64"),  # type: ignore[attr-defined]
+}
+"""The op each expansion replaces, and the element types it replaces it for."""
+
+
+def expand_math(module: ir.Operation) -> None:
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        rule = _EXPANSIONS.get(op.name)
+        if rule is not None and rule[1](sh.spec(op.results[0]).dtype):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    for op in found:
+        with op.location, ir.InsertionPoint(op):
+            expanded = _EXPANSIONS[op.name][0](*op.operands)
+        op.results[0].replace_all_uses_with(expanded)
+        op.erase()
+
+
+@register
+@dataclass
+class TenzrExpandMath(Pass):
+    flag: ClassVar[str] = "tenzr-expand-math"
+    summary: ClassVar[str] = ("Rewrite float stablehlo.power, and float64 sine, cosine and tanh, into StableHLO that "
+                              "IREE compiles correctly (NumPy's results for negative and zero bases; IREE's CPU "
+                              "backend has no float64 sin, cos or tanh).")
+    example_input: ClassVar[str] = """\
+func.func @f(%x: tensor<3xf64>) -> tensor<3xf64> {
+  %0 = stablehlo.sine %x : tensor<3xf64>
+  return %0 : tensor<3xf64>
+}
+"""
+
+    def run(self, module: ir.Operation) -> None:
+        expand_math(module)

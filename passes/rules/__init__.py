@@ -1,0 +1,98 @@
+"""The rule tables, one per transformation, keyed by op name across dialects.
+
+    LOWERINGS["tenzr.exp"](op) -> values               (convert-tenzr-to-stablehlo)
+    VJP_RULES["tenzr.exp"](op, ct) -> cotangents       (tenzr-grad)
+    VJP_RULES["stablehlo.exponential"](op, ct) -> ...  (the same rule: its twin)
+
+Each op family's module (`elementwise`, `linalg`, `shape`, `indexing`, `reductions`,
+`custom`) defines, next to each other, an op's lowering and its rules, and registers them
+here with `lowers` and `vjp`. A rule reads the decoded op (`passes.views.view`:
+`op.operands`, `op.specs`, `op.result`, `op.out`, `op[attribute]`).
+
+A VJP rule gets `ct`, the cotangent of the op's result (for an op with several results, a
+tuple with one per result; the driver makes zeros for those without one), and returns one
+cotangent per operand (None: none). A cotangent may have the broadcast result shape: the
+driver (`tenzr_grad`), not the rule, sums it back to the operand's shape, checks the count
+and the dtypes, and accumulates fan-out. `NO_DERIVATIVE` marks an op that contributes no
+gradient: every tenzr op declared `gradient="none"`, and StableHLO's comparisons, iota,
+rounding and logic ops.
+
+A tenzr op and its StableHLO twin share one rule where their math is one (`tenzr.exp` and
+`stablehlo.exponential`); a tenzr op keeps its own where the tenzr level knows more
+(`reduce_prod`'s zeros, scatter's modes, sort's permutation, the convolution strategy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tenzr.dialect.ir_imports import Value
+from tenzr.dialect.opdef import Op, OpDef
+from tenzr.dialect.ops import OPS
+
+Lowering = Callable[[Op], "Value | Sequence[Value]"]
+Cotangent = Any
+"""The cotangent a VJP rule gets: a Value, or a tuple of Values for an op with several results."""
+Cotangents = Sequence["Value | None"]
+VjpRule = Callable[[Op, Cotangent], Cotangents]
+
+
+class NoDerivative:
+    """The table entry of an op that contributes no gradient."""
+
+    def __repr__(self) -> str:
+        return "NO_DERIVATIVE"
+
+
+NO_DERIVATIVE = NoDerivative()
+
+LOWERINGS: dict[str, Lowering] = {}
+VJP_RULES: dict[str, VjpRule | NoDerivative] = {}
+ADJOINTS: dict[str, str] = {}
+"""The adjoint each VJP rule computes, as a formula (the docs print it)."""
+
+
+def op_name(key: OpDef | Callable) -> str:
+    """The op name of a tenzr OpDef or of a StableHLO builder of the emitter (`sh.exp`)."""
+    return key.name if isinstance(key, OpDef) else key.op_name  # type: ignore[attr-defined]
+
+
+def lowers(*defs: OpDef) -> Callable[[Lowering], Lowering]:
+    """Registers the decorated function as the lowering of the tenzr ops `defs`."""
+    def register(fn: Lowering) -> Lowering:
+        for opdef in defs:
+            assert opdef.name not in LOWERINGS, f"{opdef.name} has two lowerings"
+            LOWERINGS[opdef.name] = fn
+        return fn
+
+    return register
+
+
+def vjp(*keys: OpDef | Callable, adjoint: str) -> Callable[[VjpRule], VjpRule]:
+    """Registers the decorated function as the VJP rule of ops `keys` (tenzr OpDefs and the
+    emitter's builders of their StableHLO twins), computing `adjoint`."""
+    def register(fn: VjpRule) -> VjpRule:
+        for key in keys:
+            name = op_name(key)
+            assert name not in VJP_RULES, f"{name} has two VJP rules"
+            assert not (isinstance(key, OpDef) and key.gradient == "none"), f"{name} is declared gradient='none'"
+            VJP_RULES[name] = fn
+            ADJOINTS[name] = adjoint
+        return fn
+
+    return register
+
+
+def no_derivative(*builders: Callable) -> None:
+    """Declares StableHLO ops (by their builders) to contribute no gradient."""
+    for builder in builders:
+        VJP_RULES[op_name(builder)] = NO_DERIVATIVE
+
+
+for _opdef in OPS.values():
+    if _opdef.gradient == "none":
+        VJP_RULES[_opdef.name] = NO_DERIVATIVE
+
+# The families register their rules when imported (after the helpers above exist).
+from tenzr.passes.rules import custom, elementwise, indexing, linalg, reductions, shape  # noqa: E402, F401

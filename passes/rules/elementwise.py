@@ -1,0 +1,228 @@
+"""Elementwise ops: lowerings and VJP rules, for tenzr ops and their StableHLO twins.
+
+A tenzr op broadcasts like NumPy; its lowering makes that explicit (`broadcast_operands`),
+and its rule may return cotangents of the broadcast shape (the driver sums them back).
+StableHLO operands already have the result's shape, so the same rule serves both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tenzr.dialect import ops as T
+from tenzr.dialect.ir_imports import Value
+from tenzr.dialect.opdef import Op, OpDef
+from tenzr.passes import stablehlo as sh
+from tenzr.passes.rules import Cotangents, Lowering, lowers, no_derivative, vjp
+
+
+def broadcast_operands(op: Op) -> list[Value]:
+    """The operands, each broadcast (NumPy rules) to the result shape."""
+    return [sh.broadcast_to(v, op.result.shape) for v in op.operands]
+
+
+def _scalar(value: float, like: Value) -> Value:
+    return sh.full(sh.spec(like), value)
+
+
+# --------------------------------------------------------------------------- lowerings
+
+_ONE_TO_ONE: dict[OpDef, Callable[..., Value]] = {
+    T.add: sh.add, T.sub: sh.subtract, T.mul: sh.multiply, T.div: sh.divide, T.pow_: sh.power,
+    T.maximum: sh.maximum, T.minimum: sh.minimum, T.select: sh.select, T.neg: sh.negate, T.exp: sh.exponential,
+    T.log: sh.log, T.sqrt: sh.sqrt, T.rsqrt: sh.rsqrt, T.tanh: sh.tanh, T.sigmoid: sh.logistic,
+    T.sin: sh.sine, T.cos: sh.cosine, T.abs_: sh.abs_, T.log1p: sh.log_plus_one,
+    T.expm1: sh.exponential_minus_one, T.sign: sh.sign, T.floor: sh.floor, T.round_: sh.round_nearest_even,
+}
+"""tenzr ops that lower to one StableHLO op on broadcast operands (tenzr-expand-math later
+rewrites those IREE gets wrong)."""
+
+
+def _on_broadcast_operands(emit: Callable[..., Value]) -> Lowering:
+    return lambda op: emit(*broadcast_operands(op))
+
+
+for _opdef, _emit in _ONE_TO_ONE.items():
+    lowers(_opdef)(_on_broadcast_operands(_emit))
+
+
+@lowers(T.compare)
+def _lower_compare(op: Op) -> Value:
+    x, y = broadcast_operands(op)
+    return sh.compare(x, y, op["direction"])
+
+
+@lowers(T.relu)
+def _lower_relu(op: Op) -> Value:
+    return sh.maximum(op.operands[0], sh.zeros(op.result))
+
+
+@lowers(T.stop_gradient)
+def _lower_stop_gradient(op: Op) -> Value:
+    return op.operands[0]
+
+
+@lowers(T.convert)
+def _lower_convert(op: Op) -> Value:
+    return sh.convert(op.operands[0], op.result.dtype)
+
+
+@lowers(T.constant)
+def _lower_constant(op: Op) -> Value:
+    return sh.constant_attribute(op["value"])
+
+
+# --------------------------------------------------------------------------- VJP rules
+
+
+@vjp(T.add, sh.add, adjoint="x̄ = ȳ, ȳ' = ȳ")
+def _add(op: Op, ct: Value) -> Cotangents:
+    return ct, ct
+
+
+@vjp(T.sub, sh.subtract, adjoint="x̄ = ȳ, ȳ' = -ȳ")
+def _sub(op: Op, ct: Value) -> Cotangents:
+    return ct, sh.negate(ct)
+
+
+@vjp(T.mul, sh.multiply, adjoint="x̄ = ȳ·y, ȳ' = ȳ·x")
+def _mul(op: Op, ct: Value) -> Cotangents:
+    x, y = broadcast_operands(op)
+    return sh.multiply(ct, y), sh.multiply(ct, x)
+
+
+@vjp(T.div, sh.divide, adjoint="x̄ = ȳ/y, ȳ' = -ȳ·out/y")
+def _div(op: Op, ct: Value) -> Cotangents:
+    _, y = broadcast_operands(op)
+    dy = sh.negate(sh.divide(sh.multiply(ct, op.out), y)) if op.wants(1) else None
+    return sh.divide(ct, y), dy
+
+
+@vjp(T.pow_, sh.power, adjoint="x̄ = ȳ·y·x^(y-1) (0 where y = 0), ȳ' = ȳ·log(x)·out with log(0) read as 0: at "
+     "x = 0 that is 0 for y ≥ 0 and NaN (0·∞) for y < 0, as in JAX")
+def _pow(op: Op, ct: Value) -> Cotangents:
+    x, y = broadcast_operands(op)
+    zero = sh.zeros(sh.spec(ct))
+    dx = dy = None
+    if op.wants(0):  # y·x^(y-1), 0 where y = 0 (so 0^0 stays finite)
+        slope = sh.multiply(y, sh.power(x, sh.subtract(y, _scalar(1, y))))
+        dx = sh.multiply(ct, sh.select(sh.compare(y, zero, "EQ"), zero, slope))
+    if op.wants(1):  # log(x)·x^y, with log(0) read as 0
+        safe_x = sh.select(sh.compare(x, zero, "EQ"), _scalar(1, x), x)
+        dy = sh.multiply(ct, sh.multiply(sh.log(safe_x), op.out))
+    return dx, dy
+
+
+def _extremum(direction: str, op: Op, ct: Value) -> Cotangents:
+    x, y = broadcast_operands(op)
+    half, zero = _scalar(0.5, ct), sh.zeros(sh.spec(ct))
+    wins = sh.select(sh.compare(x, y, direction), _scalar(1, ct), sh.select(sh.compare(x, y, "EQ"), half, zero))
+    dx = sh.multiply(ct, wins)
+    return dx, sh.subtract(ct, dx)
+
+
+@vjp(T.maximum, sh.maximum, adjoint="ȳ to the larger operand; ties split ȳ/2 each (as JAX)")
+def _maximum(op: Op, ct: Value) -> Cotangents:
+    return _extremum("GT", op, ct)
+
+
+@vjp(T.minimum, sh.minimum, adjoint="ȳ to the smaller operand; ties split ȳ/2 each (as JAX)")
+def _minimum(op: Op, ct: Value) -> Cotangents:
+    return _extremum("LT", op, ct)
+
+
+@vjp(T.select, sh.select, adjoint="ā = select(cond, ȳ, 0), b̄ = select(cond, 0, ȳ); cond gets none")
+def _select(op: Op, ct: Value) -> Cotangents:
+    cond = sh.broadcast_to(op.operands[0], op.result.shape)
+    zero = sh.zeros(sh.spec(ct))
+    return None, sh.select(cond, ct, zero), sh.select(cond, zero, ct)
+
+
+@vjp(sh.clamp, adjoint="x̄ = ȳ where low ≤ x ≤ high; low and high get ȳ where x is below or above them")
+def _clamp(op: Op, ct: Value) -> Cotangents:
+    low, x, high = (sh.broadcast_to(v, op.result.shape) for v in op.operands)
+    zero = sh.zeros(sh.spec(ct))
+    below, above = sh.compare(x, low, "LT"), sh.compare(x, high, "GT")
+    inside = sh.not_(sh.or_(below, above))
+    return sh.select(below, ct, zero), sh.select(inside, ct, zero), sh.select(above, ct, zero)
+
+
+@vjp(T.neg, sh.negate, adjoint="x̄ = -ȳ")
+def _neg(op: Op, ct: Value) -> Cotangents:
+    return (sh.negate(ct),)
+
+
+@vjp(T.exp, sh.exponential, adjoint="x̄ = ȳ·out")
+def _exp(op: Op, ct: Value) -> Cotangents:
+    return (sh.multiply(ct, op.out),)
+
+
+@vjp(T.log, sh.log, adjoint="x̄ = ȳ/x")
+def _log(op: Op, ct: Value) -> Cotangents:
+    return (sh.divide(ct, op.operands[0]),)
+
+
+@vjp(T.sqrt, sh.sqrt, adjoint="x̄ = ȳ·0.5/out")
+def _sqrt(op: Op, ct: Value) -> Cotangents:
+    return (sh.divide(sh.multiply(ct, _scalar(0.5, ct)), op.out),)
+
+
+@vjp(T.rsqrt, sh.rsqrt, adjoint="x̄ = -0.5·ȳ·out/x")
+def _rsqrt(op: Op, ct: Value) -> Cotangents:
+    return (sh.divide(sh.multiply(ct, sh.multiply(_scalar(-0.5, ct), op.out)), op.operands[0]),)
+
+
+@vjp(T.tanh, sh.tanh, adjoint="x̄ = ȳ·sech²(x), computed as 4e/(1 + e)² with e = exp(-2|x|)")
+def _tanh(op: Op, ct: Value) -> Cotangents:
+    """1 - out² would give exactly 0 where tanh rounds to ±1 (|x| > 8 in float32)
+    instead of the true small slope."""
+    e = sh.exponential(sh.multiply(_scalar(-2, ct), sh.abs_(op.operands[0])))
+    one_plus = sh.add(_scalar(1, ct), e)
+    sech2 = sh.divide(sh.multiply(_scalar(4, ct), e), sh.multiply(one_plus, one_plus))
+    return (sh.multiply(ct, sech2),)
+
+
+@vjp(T.sigmoid, sh.logistic, adjoint="x̄ = ȳ·σ(x)·σ(-x)")
+def _sigmoid(op: Op, ct: Value) -> Cotangents:
+    """1 - σ(x) would round to 0 for large x."""
+    return (sh.multiply(ct, sh.multiply(op.out, sh.logistic(sh.negate(op.operands[0])))),)
+
+
+@vjp(T.relu, adjoint="x̄ = ȳ where x > 0, else 0")
+def _relu(op: Op, ct: Value) -> Cotangents:
+    (x,) = op.operands
+    return (sh.select(sh.compare(x, sh.zeros(op.specs[0]), "GT"), ct, sh.zeros(sh.spec(ct))),)
+
+
+@vjp(T.sin, sh.sine, adjoint="x̄ = ȳ·cos(x)")
+def _sin(op: Op, ct: Value) -> Cotangents:
+    return (sh.multiply(ct, sh.cosine(op.operands[0])),)
+
+
+@vjp(T.cos, sh.cosine, adjoint="x̄ = -ȳ·sin(x)")
+def _cos(op: Op, ct: Value) -> Cotangents:
+    return (sh.negate(sh.multiply(ct, sh.sine(op.operands[0]))),)
+
+
+@vjp(T.abs_, sh.abs_, adjoint="x̄ = ȳ·sign(x)")
+def _abs(op: Op, ct: Value) -> Cotangents:
+    return (sh.multiply(ct, sh.sign(op.operands[0])),)
+
+
+@vjp(T.log1p, sh.log_plus_one, adjoint="x̄ = ȳ/(1 + x)")
+def _log1p(op: Op, ct: Value) -> Cotangents:
+    return (sh.divide(ct, sh.add(op.operands[0], _scalar(1, ct))),)
+
+
+@vjp(T.expm1, sh.exponential_minus_one, adjoint="x̄ = ȳ·(out + 1)")
+def _expm1(op: Op, ct: Value) -> Cotangents:
+    return (sh.multiply(ct, sh.add(op.out, _scalar(1, ct))),)
+
+
+@vjp(T.convert, sh.convert, adjoint="x̄ = convert(ȳ) back to x's type (none for integer x)")
+def _convert(op: Op, ct: Value) -> Cotangents:
+    source = op.specs[0]
+    return (sh.convert(ct, source.dtype) if source.is_float else None,)
+
+
+no_derivative(sh.compare, sh.sign, sh.floor, sh.round_nearest_even, sh.and_, sh.or_, sh.not_, sh.constant)

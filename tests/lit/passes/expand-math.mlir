@@ -1,0 +1,57 @@
+// tenzr-expand-math rewrites the StableHLO math IREE lacks or gets wrong; the rest stays.
+// RUN: tenzr-opt %s --split-input-file --tenzr-expand-math | filecheck %s
+
+// float64 tanh goes through expm1 (IREE's CPU backend cannot link a float64 tanh).
+// CHECK-LABEL: func.func @tanh_f64
+// CHECK-NOT: stablehlo.tanh
+// CHECK: stablehlo.exponential_minus_one
+// CHECK: stablehlo.sign
+func.func @tanh_f64(%x: tensor<3xf64>) -> tensor<3xf64> {
+  %0 = stablehlo.tanh %x : tensor<3xf64>
+  return %0 : tensor<3xf64>
+}
+
+// -----
+
+// float64 sine and cosine: reduction by pi/2 in three parts, then fdlibm's kernels,
+// picked by quadrant.
+// CHECK-LABEL: func.func @sine_cosine_f64
+// CHECK-NOT: stablehlo.sine
+// CHECK-NOT: stablehlo.cosine
+// CHECK: stablehlo.round_nearest_even
+// CHECK: stablehlo.select
+// CHECK: return
+func.func @sine_cosine_f64(%x: tensor<3xf64>) -> tensor<3xf64> {
+  %0 = stablehlo.sine %x : tensor<3xf64>
+  %1 = stablehlo.cosine %0 : tensor<3xf64>
+  return %1 : tensor<3xf64>
+}
+
+// -----
+
+// float32 keeps IREE's own ops.
+// CHECK-LABEL: func.func @float32_stays
+// CHECK: stablehlo.sine
+// CHECK: stablehlo.tanh
+func.func @float32_stays(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = stablehlo.sine %x : tensor<3xf32>
+  %1 = stablehlo.tanh %0 : tensor<3xf32>
+  return %1 : tensor<3xf32>
+}
+
+// -----
+
+// A float power keeps NumPy's answers for negative and zero bases: the power is taken of
+// |x| (1 where x = 0), then 0^y, the sign of odd integer exponents and NaN for fractional
+// ones are selected in. Integer powers stay.
+// CHECK-LABEL: func.func @power
+// CHECK: %[[ABS:.*]] = stablehlo.abs %arg0
+// CHECK: %[[SAFE:.*]] = stablehlo.select %{{.*}}, %{{.*}}, %[[ABS]]
+// CHECK: stablehlo.power %[[SAFE]], %arg1 : tensor<3xf32>
+// CHECK: stablehlo.floor %arg1
+// CHECK: stablehlo.power %arg2, %arg3 : tensor<3xi32>
+func.func @power(%x: tensor<3xf32>, %y: tensor<3xf32>, %n: tensor<3xi32>, %m: tensor<3xi32>) -> (tensor<3xf32>, tensor<3xi32>) {
+  %0 = stablehlo.power %x, %y : tensor<3xf32>
+  %1 = stablehlo.power %n, %m : tensor<3xi32>
+  return %0, %1 : tensor<3xf32>, tensor<3xi32>
+}
