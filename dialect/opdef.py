@@ -275,8 +275,7 @@ class OpDef:
         self._check_arity(len(operands))
         specs = [_spec_or_fail(v.type, f"operand #{i}") for i, v in enumerate(operands)]
         given = [_spec_or_fail(r.type, f"result #{i}") for i, r in enumerate(operation.results)]
-        attributes = operation.attributes
-        found = {name: attributes[name] for name in attributes}
+        found = {name: _attribute(operation, name) for name in operation.attributes}
         attrs = self._decode_attrs(found, specs[0].rank if specs else _rank0(given), parsed=True)
         op = Op(self, operands, specs, attrs, given, operation.location, outputs=list(operation.results),
                 operation=operation)
@@ -334,6 +333,14 @@ class OpDef:
             self.name, results=[ir_type(s) for s in op.results], operands=list(operands), attributes=encoded
         )
         return operation.result if len(op.results) == 1 else list(operation.results)
+
+
+def _attribute(operation: ir.Operation, name: str) -> ir.Attribute:
+    try:
+        return operation.attributes[name]
+    except TypeError:  # the bindings cannot represent it (e.g. `array<i0: 0>`)
+        fail(f"attribute '{name}' has a type the bindings cannot read")
+        raise
 
 
 def _rank0(given: list[TensorSpec]) -> int:

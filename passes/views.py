@@ -59,6 +59,13 @@ def decode_attribute(attribute: ir.Attribute) -> Any:
     return attribute
 
 
+def _decoded(operation: ir.Operation, name: str) -> Any:
+    try:
+        return decode_attribute(operation.attributes[name])
+    except TypeError:  # an attribute the bindings cannot represent (e.g. `array<i0: 0>`): no rule reads it
+        return None
+
+
 def _combiner(operation: ir.Operation) -> str | None:
     """The name (in `sh.COMBINERS`) of a one-operand reduce's combiner, if its body is one."""
     body = list(operation.regions[0].blocks[0].operations)
@@ -81,8 +88,7 @@ def view(operation: ir.Operation) -> Op:
     # (None for an operand or result that is not a tensor, as an i1 condition of scf.if)
     specs: list[Any] = [spec_of_type(v.type) for v in operands]
     results: list[Any] = [spec_of_type(r.type) for r in outputs]
-    attributes = operation.attributes
-    attrs = {name: decode_attribute(attributes[name]) for name in attributes}
+    attrs = {name: _decoded(operation, name) for name in operation.attributes}
     if operation.name == sh.reduce.op_name:  # type: ignore[attr-defined]
         attrs["combiner"] = _combiner(operation)
     return Op(None, operands, specs, attrs, results, operation.location, results, outputs, operation=operation)

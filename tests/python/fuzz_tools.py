@@ -45,7 +45,8 @@ LOCATED = re.compile(r"^(?:\S+:\d+(?::\d+)?: )?(?:error|note): ", re.M)
 
 def _swap_types(rng: random.Random, text: str) -> str:
     swaps = [("f32", "f64"), ("f32", "i32"), ("xf32", "x0xf32"), ("tensor<", "tensor<6x"), ("f32", "i1"),
-             ("tensor<3", "tensor<?"), ("tenzr.add", "tenzr.sub"), ("tenzr.", "tenzr.x"), ("f32", "bf16")]
+             ("tensor<3", "tensor<?"), ("tenzr.add", "tenzr.sub"), ("tenzr.", "tenzr.x"), ("f32", "bf16"),
+             ("array<i64:", "array<i0:")]
     old, new = rng.choice(swaps)
     return text.replace(old, new, rng.randrange(1, 4))
 

@@ -382,3 +382,23 @@ def test_import_leaves_the_runtime_for_later():
     script = "import sys, tenzr; print(sorted(m for m in ('iree.runtime', 'ml_dtypes') if m in sys.modules))"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_grad_of_grad_matches_finite_differences_of_the_gradient():
+    """tenzr-grad reads its own StableHLO output, so the gradient of a gradient is one
+    program: ∇(∇f · v) = H v, against central differences of the (compiled) gradient."""
+    rng = rng_for("hvp")
+    w0 = rng.standard_normal((3, 2))
+    x = rng.standard_normal((4, 3))
+    v = rng.standard_normal((3, 2))
+
+    def f(w):
+        h = tz.tanh(x @ w)
+        return (tz.exp(h * 0.5) + tz.sin(h) * h).sum() / 4.0 + (w ** 3).sum()
+
+    grad_f = tz.jit(tz.grad(f))
+    hvp = tz.grad(lambda w: (tz.grad(f)(w) * v).sum())(w0)
+    numeric = (grad_f(w0 + H * v) - grad_f(w0 - H * v)) / (2 * H)
+    np.testing.assert_allclose(hvp, numeric, rtol=1e-6, atol=1e-8)
+    d2 = tz.grad(tz.grad(lambda t: tz.sin(t) * t * t))(0.7)
+    np.testing.assert_allclose(d2, 2 * np.sin(0.7) + 4 * 0.7 * np.cos(0.7) - 0.49 * np.sin(0.7), rtol=1e-6)

@@ -352,3 +352,11 @@ func.func @with_region(%x: tensor<3xf32>) -> tensor<3xf32> {
   }) : (tensor<3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+func.func @unreadable_attribute(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'tenzr.slice' op attribute 'start' has a type the bindings cannot read}}
+  %0 = "tenzr.slice"(%x) {start = array<i0: 0>, stop = array<i64: 4>, step = array<i64: 1>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
