@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 
@@ -175,3 +175,23 @@ def captured_values(op: ir.Operation) -> list[ir.Value]:
 
     op.walk(visit)
     return list(found)
+
+
+def ops_named(root: ir.Operation, names: Collection[str]) -> list[ir.Operation]:
+    """Every op nested in `root` (regions included) whose name is in `names`, in program order."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name in names:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def replace_op(op: ir.Operation, values: Sequence[ir.Value]) -> None:
+    """Redirects the uses of `op`'s results to `values` and erases it."""
+    for result, value in zip(op.results, values, strict=True):
+        result.replace_all_uses_with(value)
+    op.erase()

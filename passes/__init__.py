@@ -1,7 +1,23 @@
 """Tenzr's passes. Importing this package registers every pass in `registry.PASSES`."""
 
-from tenzr.passes import convert_tenzr_to_stablehlo, tenzr_expand_math, tenzr_grad, tenzr_verify
+from tenzr.passes import (
+    convert_tenzr_to_stablehlo,
+    tenzr_expand_math,
+    tenzr_fold_empty_contractions,
+    tenzr_grad,
+    tenzr_im2col,
+    tenzr_mark_in_place,
+    tenzr_reverse_before_strided_slice,
+    tenzr_sort_rows,
+    tenzr_split_grouped_convolutions,
+    tenzr_split_reductions,
+    tenzr_tile_heavy_results,
+    tenzr_verify,
+    tenzr_widen_boundary,
+)
 from tenzr.passes.registry import PASSES, parse_pipeline, run_pipeline
 
-__all__ = ["PASSES", "convert_tenzr_to_stablehlo", "parse_pipeline", "run_pipeline", "tenzr_expand_math", "tenzr_grad",
-           "tenzr_verify"]
+__all__ = ["PASSES", "convert_tenzr_to_stablehlo", "parse_pipeline", "run_pipeline", "tenzr_expand_math",
+           "tenzr_fold_empty_contractions", "tenzr_grad", "tenzr_im2col", "tenzr_mark_in_place",
+           "tenzr_reverse_before_strided_slice", "tenzr_sort_rows", "tenzr_split_grouped_convolutions",
+           "tenzr_split_reductions", "tenzr_tile_heavy_results", "tenzr_verify", "tenzr_widen_boundary"]

@@ -7,8 +7,6 @@ would be no-ops (a reshape to the same shape, an identity transpose) return thei
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import NamedTuple
@@ -75,6 +73,11 @@ def _one(name: str, result: TensorSpec, operands: Sequence[Value],
 
 # --------------------------------------------------------------------------- elementwise
 
+
+MAY_WRITE_AN_OPERAND = frozenset(f"stablehlo.{name}" for name in (
+    "scatter", "dynamic_update_slice", "sort", "select_and_scatter", "while", "case", "if", "custom_call"))
+"""Ops that IREE 3.13 may carry out in the buffer of an operand: when that operand is a
+function argument, IREE writes into the caller's input (iree-org/iree#16168)."""
 
 ELEMENTWISE: set[str] = set()
 """Names of the elementwise ops emitted here (IREE fuses chains of them into one loop)."""
@@ -246,27 +249,7 @@ def pad(x: Value, value: Value, low: Sequence[int], high: Sequence[int], interio
 def reverse(x: Value, dims: Sequence[int]) -> Value:
     if not dims:
         return x
-    sliced = producer(x)
-    if sliced is not None and sliced.name == "stablehlo.slice":
-        strides = list(sliced.attributes["strides"])
-        if any(st > 1 for st in strides):
-            return _reverse_of_strided_slice(sliced, dims)
     return _one("stablehlo.reverse", spec(x), [x], {"dimensions": _i64s(dims)})
-
-
-def _reverse_of_strided_slice(sliced: ir.Operation, dims: Sequence[int]) -> Value:
-    """reverse(slice(x)) as slice(reverse(x)): IREE 3.13 fails to compile a strided slice
-    feeding a reverse directly ("LLVM Translation failed for ...unrealized_conversion_cast")."""
-    source = sliced.operands[0]
-    shape = spec(source).shape
-    start, limit = list(sliced.attributes["start_indices"]), list(sliced.attributes["limit_indices"])
-    strides = list(sliced.attributes["strides"])
-    for d in dims:
-        count = -(-(limit[d] - start[d]) // strides[d])
-        last = start[d] + (count - 1) * strides[d]
-        start[d], limit[d] = shape[d] - 1 - last, shape[d] - start[d]
-    flipped = _one("stablehlo.reverse", spec(source), [source], {"dimensions": _i64s(dims)})
-    return slice_(flipped, start, limit, strides)
 
 
 @builds("stablehlo.concatenate")
@@ -307,9 +290,6 @@ def dot_general(a: Value, b: Value, batch: tuple[Sequence[int], Sequence[int]],
     free_a = [n for d, n in enumerate(sa.shape) if d not in ba and d not in ca]
     free_b = [n for d, n in enumerate(sb.shape) if d not in bb and d not in cb]
     shape = [sa.shape[d] for d in ba] + free_a + free_b
-    if sa.size == 0 or sb.size == 0:
-        # An empty contraction is all zeros (and IREE 3.13 crashes compiling it).
-        return zeros(sa.with_shape(shape))
     parts = []
     if ba:
         parts.append(f"lhs_batching_dimensions = {_list(ba)}, rhs_batching_dimensions = {_list(bb)}")
@@ -347,147 +327,18 @@ class ConvLayout(NamedTuple):
             f"output_spatial_dimensions = {_list(self.output_spatial)}>")
 
 
+@builds("stablehlo.convolution")
 def convolution(x: Value, w: Value, layout: ConvLayout, *, strides: Sequence[int], padding_low: Sequence[int],
                 padding_high: Sequence[int], lhs_dilation: Sequence[int], rhs_dilation: Sequence[int],
                 feature_group_count: int = 1, batch_group_count: int = 1) -> Value:
-    """A convolution; ungrouped ones without lhs dilation and with small windows become one
-    matmul on im2col patches (IREE's CPU convolutions on NCHW data are several times slower:
-    benchmarks/conv_forms.md)."""
-    options = {"strides": strides, "padding_low": padding_low, "padding_high": padding_high,
-               "lhs_dilation": lhs_dilation, "rhs_dilation": rhs_dilation}
-    groups = feature_group_count
-    if groups > 1 and spec(w).shape[layout.kernel_in] > 1:
-        # IREE 3.13's Vulkan backend computes grouped convolutions with more than one
-        # channel per group wrongly; one convolution per group is exact everywhere.
-        # (Depthwise convolutions, one channel per group, are right and stay whole.)
-        parts = [_one_conv(_group(x, layout.input_feature, g, groups), _group(w, layout.kernel_out, g, groups),
-                           layout, 1, batch_group_count, options) for g in range(groups)]
-        return concatenate(parts, layout.output_feature)
-    return _one_conv(x, w, layout, groups, batch_group_count, options)
-
-
-IM2COL_MAX_WINDOW = 27
-"""Largest window (product of kernel spatial sizes) lowered through im2col patches, which
-hold a copy of the input per window offset; larger ones stay convolutions."""
-
-
-def uses_patches(window: Sequence[int], feature_group_count: int, lhs_dilation: Sequence[int],
-                 batch_group_count: int = 1) -> bool:
-    """Whether a convolution is lowered through im2col `patches`: ungrouped, without lhs
-    dilation, window of at most IM2COL_MAX_WINDOW taps. (The kernel cotangent asks too, so
-    it shares the forward's patches.)"""
-    return (feature_group_count == 1 and batch_group_count == 1 and all(d == 1 for d in lhs_dilation)
-            and math.prod(window) <= IM2COL_MAX_WINDOW)
-
-
-def patches(x: Value, layout: ConvLayout, window: Sequence[int], *, strides: Sequence[int],
-            padding_low: Sequence[int], padding_high: Sequence[int], rhs_dilation: Sequence[int],
-            out_spatial: Sequence[int]) -> Value:
-    """im2col, channels last: [batch · output positions, window · in] (window offsets
-    row-major, then input channels): x transposed to channels-last once and padded, one
-    strided slice per window offset, stacked elementwise (`stack`) so IREE builds the
-    patches in one fused loop."""
-    n = len(layout.input_spatial)
-    sx = spec(x)
-    x = transpose(x, [layout.input_batch, *layout.input_spatial, layout.input_feature])
-    if any(padding_low) or any(padding_high):
-        x = pad(x, zeros(TensorSpec((), sx.dtype)), [0, *padding_low, 0], [0, *padding_high, 0], [0] * (n + 2))
-    shape = spec(x).shape
-    pieces = []
-    for offset in itertools.product(*(range(k) for k in window)):
-        start, limit, step = [0] * (n + 2), list(shape), [1] * (n + 2)
-        for d in range(n):
-            start[1 + d] = offset[d] * rhs_dilation[d]
-            limit[1 + d] = start[1 + d] + (out_spatial[d] - 1) * strides[d] + 1
-            step[1 + d] = strides[d]
-        pieces.append(slice_(x, start, limit, step))
-    stacked = stack(pieces, n + 1)  # [batch, out..., window, in]
-    rows = int(np.prod(spec(stacked).shape[:n + 1]))
-    return reshape(stacked, (rows, spec(stacked).size // rows))
-
-
-def stack(xs: Sequence[Value], axis: int) -> Value:
-    """`xs` (of one shape) stacked along a new `axis`, as selects between broadcasts on
-    an iota: elementwise, so IREE fuses it, with its operands, into one loop (a
-    concatenate of slices becomes one copy dispatch per slice)."""
-    one = spec(xs[0])
-    shape = [*one.shape[:axis], len(xs), *one.shape[axis:]]
-    dims = [d for d in range(len(shape)) if d != axis]
-    index_spec = TensorSpec(tuple(shape), "i32")
-    position = iota(index_spec, axis)
-    stacked = broadcast_in_dim(xs[-1], shape, dims)
-    for k in range(len(xs) - 2, -1, -1):
-        stacked = select(compare(position, full(index_spec, k), "EQ"), broadcast_in_dim(xs[k], shape, dims), stacked)
-    return stacked
-
-
-def interleave(parts: dict[tuple[int, ...], Value], factors: Sequence[int]) -> Value:
-    """`parts[r]`, each [b, q_1, ..., q_n, c], woven into [b, q_1·s_1, ..., q_n·s_n, c] with
-    out[:, q·s + r, :] = parts[r][:, q, :] (phases without a part are zero), as selects on a
-    phase number from iotas: elementwise, so IREE fuses it with the parts (see `stack`)."""
-    one = spec(next(iter(parts.values())))
-    n = len(factors)
-    quotients = one.shape[1:-1]
-    shape = [one.shape[0], *itertools.chain.from_iterable(zip(quotients, factors, strict=True)), one.shape[-1]]
-    dims = [0, *range(1, 2 * n, 2), 2 * n + 1]
-    index_spec = TensorSpec(tuple(shape), "i32")
-    phase = iota(index_spec, 2)
-    for d in range(1, n):
-        phase = add(multiply(phase, full(index_spec, factors[d])), iota(index_spec, 2 + 2 * d))
-    order = sorted(parts)
-    woven = (broadcast_in_dim(parts[order.pop()], shape, dims) if len(parts) == math.prod(factors)
-             else zeros(one.with_shape(shape)))
-    for r in order:
-        number = int(np.ravel_multi_index(r, factors))
-        woven = select(compare(phase, full(index_spec, number), "EQ"), broadcast_in_dim(parts[r], shape, dims), woven)
-    return reshape(woven, (one.shape[0], *(q * f for q, f in zip(quotients, factors, strict=True)), one.shape[-1]))
-
-
-def _patches_conv(x: Value, w: Value, layout: ConvLayout, out_shape: Sequence[int], options: dict) -> Value:
-    """A convolution as one matmul: channels-last im2col patches · kernel as [window · in, out]."""
-    sw = spec(w)
-    n = len(layout.input_spatial)
-    window = [sw.shape[d] for d in layout.kernel_spatial]
-    out_spatial = [out_shape[d] for d in layout.output_spatial]
-    p = patches(x, layout, window, strides=options["strides"], padding_low=options["padding_low"],
-                padding_high=options["padding_high"], rhs_dilation=options["rhs_dilation"], out_spatial=out_spatial)
-    kernel = transpose(w, [*layout.kernel_spatial, layout.kernel_in, layout.kernel_out])
-    kernel = reshape(kernel, (spec(p).shape[1], sw.shape[layout.kernel_out]))
-    y = reshape(dot_general(p, kernel, ((), ()), ((1,), (0,))),
-                (out_shape[layout.output_batch], *out_spatial, out_shape[layout.output_feature]))
-    order = [0] * (n + 2)
-    order[layout.output_batch] = 0
-    order[layout.output_feature] = n + 1
-    for d, dim in enumerate(layout.output_spatial):
-        order[dim] = 1 + d
-    return transpose(y, order)
-
-
-def _group(x: Value, dim: int, g: int, groups: int) -> Value:
-    shape = spec(x).shape
-    size = shape[dim] // groups
-    return slice_(x, [g * size if d == dim else 0 for d in range(len(shape))],
-                  [(g + 1) * size if d == dim else n for d, n in enumerate(shape)])
-
-
-def _one_conv(x: Value, w: Value, layout: ConvLayout, feature_group_count: int, batch_group_count: int,
-              options: dict) -> Value:
-    strides, padding_low, padding_high = options["strides"], options["padding_low"], options["padding_high"]
-    lhs_dilation, rhs_dilation = options["lhs_dilation"], options["rhs_dilation"]
     sx, sw = spec(x), spec(w)
-    rank = sx.rank
-    shape = [0] * rank
+    shape = [0] * sx.rank
     shape[layout.output_batch] = sx.shape[layout.input_batch] // batch_group_count
     shape[layout.output_feature] = sw.shape[layout.kernel_out]
     for d in range(len(strides)):
         size = (sx.shape[layout.input_spatial[d]] - 1) * lhs_dilation[d] + 1 + padding_low[d] + padding_high[d]
         window = (sw.shape[layout.kernel_spatial[d]] - 1) * rhs_dilation[d] + 1
         shape[layout.output_spatial[d]] = max(size - window, -1) // strides[d] + 1
-    if sx.size == 0 or sw.size == 0:
-        return zeros(sx.with_shape(shape))  # empty windows sum to zero (and IREE cannot compile them)
-    if uses_patches([sw.shape[d] for d in layout.kernel_spatial], feature_group_count, lhs_dilation,
-                    batch_group_count):
-        return _patches_conv(x, w, layout, shape, options)
     padding = np.array([[lo, hi] for lo, hi in zip(padding_low, padding_high, strict=True)], dtype=np.int64)
     padding_type = ir.RankedTensorType.get(list(padding.shape), ir.IntegerType.get_signless(64))
     return _one("stablehlo.convolution", sx.with_shape(shape), [x, w], {
@@ -543,49 +394,12 @@ def reduce_region(operands: Sequence[Value], inits: Sequence[Value], dims: Seque
 
 @builds("stablehlo.reduce")
 def reduce(x: Value, init: float | int | bool, dims: Sequence[int], combiner: str) -> Value:
-    """Reduces `x` over `dims` with one of COMBINERS, starting from `init`.
-
-    Several dims are reduced one at a time, innermost first (merging adjacent ones with a
-    reshape made a [8, 128, 1024] bias gradient 0.34 -> 2.0 ms): IREE 3.13 fails to compile
-    `sum(x * broadcast(c))` over two dims at once ("'vector.contract' op invalid
-    accumulator/result vector shape"), and the innermost-first order is faster and more
-    accurate on CPU than one fused multi-dim reduce.
-    """
-    s = spec(x)
+    """Reduces `x` over `dims` with one of COMBINERS, starting from `init` (tenzr-split-reductions
+    later chooses the order and stages IREE handles best)."""
     if not dims:
         return x
-    negated = producer(x)
-    if combiner == "add" and init == 0 and negated is not None and negated.name == "stablehlo.negate":
-        # -sum(x), not sum(-x): IREE 3.13 folds the negation into the accumulator as a
-        # subtraction, which its GPU backends cannot split ("failed to get neutral element
-        # for reduction"; every layer-norm gradient failed to compile for CUDA).
-        return negate(reduce(negated.operands[0], init, dims, combiner))
-    if len(dims) > 1:
-        *rest, last = sorted(dims)
-        return reduce(reduce(x, init, [last], combiner), init, rest, combiner)
-    (dim,) = dims
-    if combiner == "add" and s.is_float and s.shape[dim] >= SPLIT_SUM_AT:
-        return _split_sum(x, dim, init)
-    init_value = constant(init, TensorSpec((), s.dtype))
+    init_value = constant(init, TensorSpec((), spec(x).dtype))
     return reduce_region([x], [init_value], dims, lambda args: [COMBINERS[combiner](*args)])[0]
-
-
-SPLIT_SUM_AT = 4096
-
-
-def _split_sum(x: Value, dim: int, init: float | int | bool) -> Value:
-    """A long float sum as blocks of about sqrt(n) summed, then the block sums: one flat
-    float32 reduce of 1M values fused after elementwise work loses 2e-4 relative (IREE
-    accumulates serially); two stages keep it near 1e-7 and parallelise better."""
-    s = spec(x)
-    n = s.shape[dim]
-    block = 1 << max(1, (n.bit_length() + 1) // 2)
-    blocks = -(-n // block)
-    if blocks * block != n:  # pad with zeros up to whole blocks
-        high = [blocks * block - n if d == dim else 0 for d in range(s.rank)]
-        x = pad(x, zeros(TensorSpec((), s.dtype)), [0] * s.rank, high, [0] * s.rank)
-    split = reshape(x, (*s.shape[:dim], blocks, block, *s.shape[dim + 1:]))
-    return reduce(reduce(split, init, [dim + 1], "add"), init, [dim], "add")
 
 
 @builds("stablehlo.scatter")
@@ -634,12 +448,6 @@ def sort(operands: Sequence[Value], dimension: int, descending: bool, order_by: 
     iota operand, to break ties by original position.
     """
     specs = [spec(v) for v in operands]
-    if specs[0].rank == 1 and len(operands) > 1:
-        # IREE 3.13's Vulkan compiler crashes on a rank-1 sort of several operands; sort
-        # them as one row instead.
-        rows = [reshape(v, (1, *s.shape)) for v, s in zip(operands, specs, strict=True)]
-        return [reshape(v, s.shape) for v, s in
-                zip(sort(rows, 1, descending, order_by), specs, strict=True)]
     op = create("stablehlo.sort", specs, operands, {
         "dimension": _i64(dimension), "is_stable": ir.BoolAttr.get(True)}, regions=1)
     block = _scalar_block(op, [d for s in specs for d in (s.dtype, s.dtype)])
@@ -652,6 +460,16 @@ def sort(operands: Sequence[Value], dimension: int, descending: bool, order_by: 
             earlier = compare(block.arguments[2 * order_by], block.arguments[2 * order_by + 1], "LT")
             before = or_(before, and_(tie, earlier))
         _return(before)
+    return list(op.results)
+
+
+@builds("stablehlo.sort")
+def sort_with(operands: Sequence[Value], dimension: int, comparator: ir.Block, is_stable: bool = True) -> list[Value]:
+    """A sort of `operands` along `dimension` whose comparator is `comparator`, a block
+    moved here from another sort."""
+    op = create("stablehlo.sort", [spec(v) for v in operands], operands, {
+        "dimension": _i64(dimension), "is_stable": ir.BoolAttr.get(is_stable)}, regions=1)
+    comparator.append_to(op.regions[0])
     return list(op.results)
 
 

@@ -3,7 +3,8 @@
 A tenzr op is decoded by its OpDef (attributes with their defaults, nothing verified
 again). Any other op (StableHLO, CHLO) is decoded generically: operands, tensor types, and
 each attribute as a Python value (`array<i64: ...>` a tuple, integers, floats, bools and
-strings as such, StableHLO's enums their names, dot dimension numbers a `DotDims`, and a
+strings as such, StableHLO's enums their names, dot dimension numbers a `DotDims`,
+convolution ones an `sh.ConvLayout`, and a
 reduce's body its `combiner`, a name in `sh.COMBINERS` or None); other attributes stay MLIR
 attributes. A rule reads both kinds the same way (`op.operands`,
 `op.specs`, `op.result`, `op.out`, `op[name]`).
@@ -38,6 +39,18 @@ def _ints(text: str) -> tuple[int, ...]:
     return tuple(int(v) for v in text.split(",") if v.strip())
 
 
+def _conv_layout(text: str) -> sh.ConvLayout:
+    """`#stablehlo.conv<[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]>` as a ConvLayout."""
+    lhs, rhs, out = (part.split(", ") for part in re.findall(r"\[([^\]]*)\]", text))
+    n = len(lhs) - 2
+
+    def spatial(dims: list[str]) -> tuple[int, ...]:
+        return tuple(dims.index(str(d)) for d in range(n))
+
+    return sh.ConvLayout(lhs.index("b"), lhs.index("f"), spatial(lhs), rhs.index("i"), rhs.index("o"), spatial(rhs),
+                         out.index("b"), out.index("f"), spatial(out))
+
+
 def decode_attribute(attribute: ir.Attribute) -> Any:
     """A Python value for the attribute kinds rules read; the attribute itself otherwise."""
     if isinstance(attribute, ir.DenseI64ArrayAttr):
@@ -52,6 +65,8 @@ def decode_attribute(attribute: ir.Attribute) -> Any:
     enum = _ENUM.fullmatch(text)
     if enum:
         return enum.group(1)
+    if text.startswith("#stablehlo.conv<"):
+        return _conv_layout(text)
     if text.startswith("#stablehlo.dot<"):
         dims = {key: _ints(values) for key, values in _DIMS.findall(text)}
         return DotDims(dims.get("lhs_batching_dimensions", ()), dims.get("rhs_batching_dimensions", ()),

@@ -10,6 +10,7 @@ from tenzr.dialect.ir_imports import Value
 from tenzr.dialect.opdef import Op
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.rules import Cotangents, lowers, vjp
+from tenzr.passes.tenzr_im2col import interleave, patches, uses_patches
 from tenzr.passes.views import DotDims
 
 # --------------------------------------------------------------------------- lowerings
@@ -90,7 +91,7 @@ def _conv_input_grad(op: Op, ct: Value) -> Value:
     instead: benchmarks/conv_forms.md.)"""
     sx, sw = op.specs
     n, groups = sx.rank - 2, op["feature_group_count"]
-    if any(s > 1 for s in op["window_strides"]) and sh.uses_patches(sw.shape[2:], groups, op["lhs_dilation"]):
+    if any(s > 1 for s in op["window_strides"]) and uses_patches(sw.shape[2:], groups, op["lhs_dilation"]):
         return _conv_input_grad_by_phases(op, ct)
     w = op.operands[1]
     out_channels, in_per_group = sw.shape[0], sw.shape[1]
@@ -147,7 +148,7 @@ def _conv_input_grad_by_phases(op: Op, ct: Value) -> Value:
         limit = [batch, *(start[1 + d] + quotients[d] for d in range(n)), *(i + 1 for i in k), channels]
         piece = sh.reshape(sh.slice_(col, start, limit), (batch, *quotients, channels))
         parts[phase] = sh.add(parts[phase], piece) if phase in parts else piece
-    grad = sh.interleave(parts, strides)
+    grad = interleave(parts, strides)
     grad = sh.slice_(grad, [0] * (n + 2), [batch, *sx.shape[2:], channels])
     return sh.transpose(grad, (0, n + 1, *range(1, n + 1)))
 
@@ -161,8 +162,8 @@ def _conv_kernel_grad(op: Op, ct: Value) -> Value:
     n, groups = sx.rank - 2, op["feature_group_count"]
     x = op.operands[0]
     window = sw.shape[2:]
-    if sh.uses_patches(window, groups, op["lhs_dilation"]):
-        p = sh.patches(x, sh.ConvLayout.channels_first(n), window, strides=op["window_strides"],
+    if uses_patches(window, groups, op["lhs_dilation"]):
+        p = patches(x, sh.ConvLayout.channels_first(n), window, strides=op["window_strides"],
                        padding_low=op["padding_low"], padding_high=op["padding_high"],
                        rhs_dilation=op["rhs_dilation"], out_spatial=op.result.shape[2:])
         batch, (rows, columns) = sx.shape[0], sh.spec(p).shape

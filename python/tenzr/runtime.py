@@ -1,7 +1,7 @@
 """Running compiled modules: one runtime device per driver, reused by every program.
 
 On CPU, results are mapped, not copied, and NumPy inputs are imported without a copy
-into functions marked for it at compile time (compiler.prepare_for_target: IREE 3.13
+into functions marked for it at compile time (the tenzr-mark-in-place pass: IREE 3.13
 writes into the input buffers of some ops, so modules with them get copies; read-only
 arrays are copied too, as IREE imports only writable memory). Code for CPU
 is compiled to assume 16-byte aligned buffers (`targets.HOST_BUFFER_ALIGNMENT`, which

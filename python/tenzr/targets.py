@@ -21,7 +21,7 @@ HOST_BUFFER_ALIGNMENT = 16
 INPUTS_REFLECTION = "tenzr.inputs"
 
 # Element types that cross the boundary of a function compiled for IREE's portable Vulkan
-# target widened (see compiler.prepare_for_target).
+# target widened (see passes/tenzr_widen_boundary.py).
 WIDENED = {"i1": "i32", "f16": "f32", "bf16": "f32"}
 
 

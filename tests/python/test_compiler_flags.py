@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 import tenzr as tz
-from tenzr import compiler
+from tenzr.passes import tenzr_tile_heavy_results
 from tenzr.targets import Target
 
 TILING = "--iree-dispatch-creation-data-tiling"
@@ -41,7 +41,7 @@ def test_large_results_of_long_transcendental_chains_get_a_row_sum_beside_them(m
     def row_sums_added(fn, *args) -> int:
         with_them = tz.jit(fn).lower(*args).count("stablehlo.optimization_barrier")
         with monkeypatch.context() as m:
-            m.setattr(compiler, "HEAVY_RESULT_MIN_TRANSCENDENTALS", 10**9)
+            m.setattr(tenzr_tile_heavy_results, "MIN_TRANSCENDENTALS", 10**9)
             return with_them - tz.jit(fn).lower(*args).count("stablehlo.optimization_barrier")
 
     x = np.random.default_rng(0).standard_normal((256, 256)).astype(np.float32)

@@ -1,4 +1,5 @@
-// RUN: tenzr-opt %s --tenzr-grad=mode=vjp | filecheck %s
+// The adjoints, with the convolution forms the lowering pipeline then picks for IREE.
+// RUN: tenzr-opt %s --tenzr-grad=mode=vjp --tenzr-split-grouped-convolutions --tenzr-im2col | filecheck %s
 
 // dot_generals with the right contracting dims, no materialized transposes.
 // CHECK-LABEL: func.func @matmul_vjp
@@ -32,9 +33,9 @@ func.func @matmul_batched(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tenso
 
 // Input cotangent: ybar lhs-dilated by the strides against the flipped kernel, whose
 // groups are regrouped [O, I] -> [O/G, G*I]. Kernel cotangent: the input (groups moved
-// into the feature dim) against ybar, with the batch contracted. The emitter splits each
-// grouped convolution into one per group, and turns those without lhs dilation into
-// matmuls on im2col patches.
+// into the feature dim) against ybar, with the batch contracted. The lowering pipeline
+// splits each grouped convolution into one per group, and turns those without lhs
+// dilation into matmuls on im2col patches.
 // CHECK-LABEL: func.func @conv2d_vjp
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4x6x5xf32>, %[[W:.*]]: tensor<6x2x3x2xf32>, %[[YBAR:.*]]: tensor<2x6x3x5xf32>)
 // CHECK: %[[W1:.*]] = stablehlo.reshape %[[W]] : (tensor<6x2x3x2xf32>) -> tensor<2x3x2x3x2xf32>

@@ -15,8 +15,7 @@ func.func @reshape_transpose(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
 
 // Broadcast dims are summed (dropped leading ones, kept size-1 ones reshaped back).
 // CHECK-LABEL: func.func @broadcast_to_vjp
-// CHECK: %[[S2:.*]] = stablehlo.reduce(%arg1 init: %{{.*}}) applies stablehlo.add across dimensions = [2] : (tensor<2x3x4xf32>, tensor<f32>) -> tensor<2x3xf32>
-// CHECK: %[[S:.*]] = stablehlo.reduce(%[[S2]] init: %{{.*}}) applies stablehlo.add across dimensions = [0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<3xf32>
+// CHECK: %[[S:.*]] = stablehlo.reduce(%arg1 init: %{{.*}}) applies stablehlo.add across dimensions = [0, 2] : (tensor<2x3x4xf32>, tensor<f32>) -> tensor<3xf32>
 // CHECK: %[[R:.*]] = stablehlo.reshape %[[S]] : (tensor<3xf32>) -> tensor<3x1xf32>
 // CHECK: return %{{.*}}, %[[R]]
 func.func @broadcast_to(%x: tensor<3x1xf32>) -> tensor<2x3x4xf32> {
@@ -30,10 +29,8 @@ func.func @broadcast_to(%x: tensor<3x1xf32>) -> tensor<2x3x4xf32> {
 // CHECK-SAME: (%[[X:.*]]: tensor<3x2xf32>, %[[V:.*]]: tensor<f32>, %[[YBAR:.*]]: tensor<6x4xf32>)
 // CHECK: %[[U:.*]] = stablehlo.pad %[[YBAR]], %{{.*}}, low = [-1, 1], high = [0, -2], interior = [0, 0] : (tensor<6x4xf32>, tensor<f32>) -> tensor<5x3xf32>
 // CHECK: %[[DX:.*]] = stablehlo.slice %[[U]] [0:5:2, 0:3:2] : (tensor<5x3xf32>) -> tensor<3x2xf32>
-// CHECK: %[[ALL1:.*]] = stablehlo.reduce(%[[YBAR]]
-// CHECK: %[[ALL:.*]] = stablehlo.reduce(%[[ALL1]]
-// CHECK: %[[MINE1:.*]] = stablehlo.reduce(%[[DX]]
-// CHECK: %[[MINE:.*]] = stablehlo.reduce(%[[MINE1]]
+// CHECK: %[[ALL:.*]] = stablehlo.reduce(%[[YBAR]]{{.*}} across dimensions = [0, 1]
+// CHECK: %[[MINE:.*]] = stablehlo.reduce(%[[DX]]{{.*}} across dimensions = [0, 1]
 // CHECK: %[[DV:.*]] = stablehlo.subtract %[[ALL]], %[[MINE]] : tensor<f32>
 // CHECK: return %{{.*}}, %[[DX]], %[[DV]]
 func.func @pad(%x: tensor<3x2xf32>, %v: tensor<f32>) -> tensor<6x4xf32> {

@@ -1,4 +1,5 @@
-// RUN: tenzr-opt %s --convert-tenzr-to-stablehlo | filecheck %s
+// The lowering, with the convolution and reduction forms the lowering pipeline then picks.
+// RUN: tenzr-opt %s --convert-tenzr-to-stablehlo --tenzr-split-grouped-convolutions --tenzr-im2col --tenzr-split-reductions | filecheck %s
 
 // CHECK-LABEL: func.func @matmul_2d
 // CHECK-SAME: (%[[A:.*]]: tensor<3x4xf32>, %[[B:.*]]: tensor<4x5xf32>)

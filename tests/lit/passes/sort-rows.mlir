@@ -1,0 +1,31 @@
+// tenzr-sort-rows: a rank-1 sort of two operands runs as one row of rank 2, keeping its
+// comparator; a rank-1 sort of one operand stays.
+// RUN: tenzr-opt %s --tenzr-sort-rows | filecheck %s
+
+// CHECK-LABEL: func.func @two_operands
+// CHECK: %[[A:.*]] = stablehlo.reshape %arg0 : (tensor<5xf32>) -> tensor<1x5xf32>
+// CHECK: %[[B:.*]] = stablehlo.reshape %arg1 : (tensor<5xi32>) -> tensor<1x5xi32>
+// CHECK: %[[S:.*]]:2 = "stablehlo.sort"(%[[A]], %[[B]]) <{dimension = 1 : i64, is_stable = true}>
+// CHECK: stablehlo.compare LT
+// CHECK: stablehlo.reshape %[[S]]#0 : (tensor<1x5xf32>) -> tensor<5xf32>
+// CHECK: stablehlo.reshape %[[S]]#1 : (tensor<1x5xi32>) -> tensor<5xi32>
+func.func @two_operands(%x: tensor<5xf32>, %i: tensor<5xi32>) -> (tensor<5xf32>, tensor<5xi32>) {
+  %0:2 = "stablehlo.sort"(%x, %i) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):
+    %lt = stablehlo.compare LT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) {dimension = 0 : i64, is_stable = true} : (tensor<5xf32>, tensor<5xi32>) -> (tensor<5xf32>, tensor<5xi32>)
+  return %0#0, %0#1 : tensor<5xf32>, tensor<5xi32>
+}
+
+// CHECK-LABEL: func.func @one_operand
+// CHECK-NOT: stablehlo.reshape
+// CHECK: "stablehlo.sort"(%arg0) <{dimension = 0 : i64
+func.func @one_operand(%x: tensor<5xf32>) -> tensor<5xf32> {
+  %0 = "stablehlo.sort"(%x) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %lt = stablehlo.compare LT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) {dimension = 0 : i64, is_stable = true} : (tensor<5xf32>) -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}

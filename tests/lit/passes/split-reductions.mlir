@@ -1,0 +1,44 @@
+// tenzr-split-reductions: one dim at a time, innermost first; long float sums in two
+// stages; -sum(x) for sum(-x). Reductions from a non-identity init stay as they are.
+// RUN: tenzr-opt %s --tenzr-split-reductions | filecheck %s
+
+// CHECK-LABEL: func.func @two_dims
+// CHECK: %[[INNER:.*]] = stablehlo.reduce(%arg0 init: %{{.*}}) applies stablehlo.add across dimensions = [2] : (tensor<8x4x3xf32>, tensor<f32>) -> tensor<8x4xf32>
+// CHECK: %[[OUTER:.*]] = stablehlo.reduce(%[[INNER]] init: %{{.*}}) applies stablehlo.add across dimensions = [0] : (tensor<8x4xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK: return %[[OUTER]]
+func.func @two_dims(%x: tensor<8x4x3xf32>) -> tensor<4xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [0, 2] : (tensor<8x4x3xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// 5000 values: padded to 5120, summed as 40 blocks of 128.
+// CHECK-LABEL: func.func @long_sum
+// CHECK: %[[PADDED:.*]] = stablehlo.pad %arg0, %{{.*}}, low = [0], high = [120], interior = [0] : (tensor<5000xf32>, tensor<f32>) -> tensor<5120xf32>
+// CHECK: %[[BLOCKS:.*]] = stablehlo.reshape %[[PADDED]] : (tensor<5120xf32>) -> tensor<40x128xf32>
+// CHECK: %[[PART:.*]] = stablehlo.reduce(%[[BLOCKS]] init: %{{.*}}) applies stablehlo.add across dimensions = [1]
+// CHECK: stablehlo.reduce(%[[PART]] init: %{{.*}}) applies stablehlo.add across dimensions = [0]
+func.func @long_sum(%x: tensor<5000xf32>) -> tensor<f32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<5000xf32>, tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// CHECK-LABEL: func.func @negated
+// CHECK: %[[S:.*]] = stablehlo.reduce(%arg0 init: %{{.*}}) applies stablehlo.add across dimensions = [0]
+// CHECK: %[[N:.*]] = stablehlo.negate %[[S]] : tensor<f32>
+// CHECK: return %[[N]]
+func.func @negated(%x: tensor<3xf32>) -> tensor<f32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %n = stablehlo.negate %x : tensor<3xf32>
+  %0 = stablehlo.reduce(%n init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<3xf32>, tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// CHECK-LABEL: func.func @from_one
+// CHECK: stablehlo.reduce(%arg0 init: %{{.*}}) applies stablehlo.add across dimensions = [0, 1]
+func.func @from_one(%x: tensor<2x3xf32>) -> tensor<f32> {
+  %one = stablehlo.constant dense<1.0> : tensor<f32>
+  %0 = stablehlo.reduce(%x init: %one) applies stablehlo.add across dimensions = [0, 1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
