@@ -221,6 +221,8 @@ class OpDef:
     elementwise: bool = False
     """Each result element depends only on the operands' elements at the same (broadcast)
     position: cheap to recompute (tenzr-grad rematerializes such ops)."""
+    transcendental: bool = False
+    """Costs many instructions or a long latency per element (exp, sin, ...)."""
 
     @property
     def name(self) -> str:

@@ -90,13 +90,14 @@ def unary_rule(kind: str):
     return rule
 
 
-def _binary(mnemonic: str, summary: str, kind: str = "numeric") -> OpDef:
-    return OpDef(mnemonic, summary, ("x", "y"), binary_rule(kind), elementwise=True)
+def _binary(mnemonic: str, summary: str, kind: str = "numeric", transcendental: bool = False) -> OpDef:
+    return OpDef(mnemonic, summary, ("x", "y"), binary_rule(kind), elementwise=True, transcendental=transcendental)
 
 
-def _unary(mnemonic: str, summary: str, kind: str = "float", gradient: str = "rule") -> OpDef:
-    return OpDef(mnemonic, summary, ("x",), unary_rule(kind), gradient=gradient,
-                 elementwise=True)
+def _unary(mnemonic: str, summary: str, kind: str = "float", gradient: str = "rule",
+           transcendental: bool = False) -> OpDef:
+    return OpDef(mnemonic, summary, ("x",), unary_rule(kind), gradient=gradient, elementwise=True,
+                 transcendental=transcendental)
 
 
 # --------------------------------------------------------------------------- constants
@@ -118,7 +119,7 @@ add = _binary("add", "x + y, broadcast.")
 sub = _binary("sub", "x - y, broadcast.")
 mul = _binary("mul", "x * y, broadcast.")
 div = _binary("div", "x / y, broadcast (integer division truncates).")
-pow_ = _binary("pow", "x ** y, broadcast.")
+pow_ = _binary("pow", "x ** y, broadcast.", transcendental=True)
 maximum = _binary("maximum", "Elementwise maximum, broadcast.")
 minimum = _binary("minimum", "Elementwise minimum, broadcast.")
 
@@ -145,18 +146,18 @@ def _select_rule(op: Op) -> TensorSpec:
 select = OpDef("select", "cond ? a : b, broadcast over all three.", ("cond", "a", "b"), _select_rule, elementwise=True)
 
 neg = _unary("neg", "-x.", kind="numeric")
-exp = _unary("exp", "e^x.")
-log = _unary("log", "Natural logarithm.")
-sqrt = _unary("sqrt", "Square root.")
-rsqrt = _unary("rsqrt", "1/sqrt(x).")
-tanh = _unary("tanh", "Hyperbolic tangent.")
-sigmoid = _unary("sigmoid", "Logistic function 1/(1+e^-x).")
+exp = _unary("exp", "e^x.", transcendental=True)
+log = _unary("log", "Natural logarithm.", transcendental=True)
+sqrt = _unary("sqrt", "Square root.", transcendental=True)
+rsqrt = _unary("rsqrt", "1/sqrt(x).", transcendental=True)
+tanh = _unary("tanh", "Hyperbolic tangent.", transcendental=True)
+sigmoid = _unary("sigmoid", "Logistic function 1/(1+e^-x).", transcendental=True)
 relu = _unary("relu", "max(x, 0).", kind="numeric")
-sin = _unary("sin", "Sine.")
-cos = _unary("cos", "Cosine.")
+sin = _unary("sin", "Sine.", transcendental=True)
+cos = _unary("cos", "Cosine.", transcendental=True)
 abs_ = _unary("abs", "|x|.", kind="numeric")
-log1p = _unary("log1p", "log(1 + x), accurate near 0.")
-expm1 = _unary("expm1", "e^x - 1, accurate near 0.")
+log1p = _unary("log1p", "log(1 + x), accurate near 0.", transcendental=True)
+expm1 = _unary("expm1", "e^x - 1, accurate near 0.", transcendental=True)
 sign = _unary("sign", "-1, 0 or 1 (NaN stays NaN).", kind="numeric", gradient="none")
 floor = _unary("floor", "Round toward -inf.", gradient="none")
 round_ = _unary("round", "Round half to even, as NumPy.", gradient="none")

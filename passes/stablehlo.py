@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import NamedTuple
+from typing import Any, NamedTuple, Protocol, cast
 
 import numpy as np
 
@@ -51,11 +51,19 @@ def producer(x: Value) -> ir.Operation | None:
     return owner.operation if isinstance(owner, (ir.Operation, ir.OpView)) else None
 
 
-def builds(name: str) -> Callable[[Callable], Callable]:
-    """Names the op a builder creates (`builder.op_name`): rule tables are keyed by it."""
-    def mark(builder: Callable) -> Callable:
+class Builder(Protocol):
+    """A builder of this module: a function that creates one kind of op, named `op_name`."""
+
+    op_name: str
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+
+def builds(name: str) -> Callable[[Callable], Builder]:
+    """Names the op a builder creates (`builder.op_name`): rule tables and passes match ops by it."""
+    def mark(builder: Callable) -> Builder:
         builder.op_name = name  # type: ignore[attr-defined]
-        return builder
+        return cast(Builder, builder)
 
     return mark
 
@@ -81,14 +89,14 @@ function argument, IREE writes into the caller's input (iree-org/iree#16168)."""
 
 ELEMENTWISE: set[str] = set()
 """Names of the elementwise ops emitted here (IREE fuses chains of them into one loop)."""
-TRANSCENDENTAL = frozenset(f"stablehlo.{name}" for name in (
-    "power", "exponential", "exponential_minus_one", "log", "log_plus_one", "sqrt", "rsqrt", "tanh", "logistic",
-    "sine", "cosine"))
+TRANSCENDENTAL: set[str] = set()
 """Those of them that cost many instructions or a long latency per element."""
 
 
-def _elementwise(name: str) -> Callable[..., Value]:
+def _elementwise(name: str, *, transcendental: bool = False) -> Builder:
     ELEMENTWISE.add(name)
+    if transcendental:
+        TRANSCENDENTAL.add(name)
 
     def emit(*operands: Value) -> Value:
         return _one(name, spec(operands[-1]), operands)  # select's condition comes first
@@ -102,24 +110,24 @@ add = _elementwise("stablehlo.add")
 subtract = _elementwise("stablehlo.subtract")
 multiply = _elementwise("stablehlo.multiply")
 divide = _elementwise("stablehlo.divide")
-power = _elementwise("stablehlo.power")
+power = _elementwise("stablehlo.power", transcendental=True)
 maximum = _elementwise("stablehlo.maximum")
 minimum = _elementwise("stablehlo.minimum")
 and_ = _elementwise("stablehlo.and")
 or_ = _elementwise("stablehlo.or")
 not_ = _elementwise("stablehlo.not")
 negate = _elementwise("stablehlo.negate")
-exponential = _elementwise("stablehlo.exponential")
-log = _elementwise("stablehlo.log")
-sqrt = _elementwise("stablehlo.sqrt")
-rsqrt = _elementwise("stablehlo.rsqrt")
-tanh = _elementwise("stablehlo.tanh")
-logistic = _elementwise("stablehlo.logistic")
-sine = _elementwise("stablehlo.sine")
-cosine = _elementwise("stablehlo.cosine")
+exponential = _elementwise("stablehlo.exponential", transcendental=True)
+log = _elementwise("stablehlo.log", transcendental=True)
+sqrt = _elementwise("stablehlo.sqrt", transcendental=True)
+rsqrt = _elementwise("stablehlo.rsqrt", transcendental=True)
+tanh = _elementwise("stablehlo.tanh", transcendental=True)
+logistic = _elementwise("stablehlo.logistic", transcendental=True)
+sine = _elementwise("stablehlo.sine", transcendental=True)
+cosine = _elementwise("stablehlo.cosine", transcendental=True)
 abs_ = _elementwise("stablehlo.abs")
-log_plus_one = _elementwise("stablehlo.log_plus_one")
-exponential_minus_one = _elementwise("stablehlo.exponential_minus_one")
+log_plus_one = _elementwise("stablehlo.log_plus_one", transcendental=True)
+exponential_minus_one = _elementwise("stablehlo.exponential_minus_one", transcendental=True)
 sign = _elementwise("stablehlo.sign")
 floor = _elementwise("stablehlo.floor")
 round_nearest_even = _elementwise("stablehlo.round_nearest_even")

@@ -101,10 +101,10 @@ def power(x: Value, y: Value) -> Value:
 
 
 _EXPANSIONS: dict[str, tuple[Callable[..., Value], Callable[[str], bool]]] = {
-    sh.power.op_name: (power, lambda dtype: dtype.startswith(("f", "bf"))),  # type: ignore[attr-defined]
-    sh.sine.op_name: (sine, lambda dtype: dtype == "f64"),  # type: ignore[attr-defined]
-    sh.cosine.op_name: (cosine, lambda dtype: dtype == "f64"),  # type: ignore[attr-defined]
-    sh.tanh.op_name: (tanh, lambda dtype: dtype == "f64"),  # type: ignore[attr-defined]
+    sh.power.op_name: (power, lambda dtype: dtype.startswith(("f", "bf"))),
+    sh.sine.op_name: (sine, lambda dtype: dtype == "f64"),
+    sh.cosine.op_name: (cosine, lambda dtype: dtype == "f64"),
+    sh.tanh.op_name: (tanh, lambda dtype: dtype == "f64"),
 }
 """The op each expansion replaces, and the element types it replaces it for."""
 

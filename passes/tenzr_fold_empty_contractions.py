@@ -13,7 +13,7 @@ from tenzr.passes.registry import Pass, register
 
 
 def fold_empty_contractions(module: ir.Operation) -> None:
-    names = {sh.dot_general.op_name, sh.convolution.op_name}  # type: ignore[attr-defined]
+    names = {sh.dot_general.op_name, sh.convolution.op_name}
     for op in ops_named(module, names):
         if any(sh.spec(v).size == 0 for v in op.operands):
             with op.location, ir.InsertionPoint(op):

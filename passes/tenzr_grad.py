@@ -28,7 +28,6 @@ from typing import ClassVar
 from tenzr.dialect.context import body_ops, captured_values, functions, module_body
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import Value, ir
-from tenzr.dialect.opdef import PREFIX
 from tenzr.dialect.ops import OPS
 from tenzr.dialect.types import TensorSpec, spec_of, spec_of_type
 from tenzr.passes import stablehlo as sh
@@ -220,9 +219,6 @@ gradient on 1024x1024: tanh(x)*exp(-x*x) (2 transcendentals) 3.4-3.6 ms left to 
 2.6-2.8 ms recomputed; x*x*exp(x) (1) 1.6-1.7 and 1.2 ms; a sin/exp chain with 4, 8 and
 25 transcendentals 4.6, 9.8-11.6 and 26-31 ms left to IREE, 5.6, 12.7-14.0 and 40-44 ms
 recomputed."""
-TRANSCENDENTAL = frozenset(f"{PREFIX}{name}" for name in (
-    "exp", "expm1", "log", "log1p", "pow", "sqrt", "rsqrt", "tanh", "sigmoid", "sin", "cos"))
-"""The tenzr ops that lower to stablehlo.TRANSCENDENTAL ones."""
 
 
 def rematerialize(forward: list[ir.Operation], arguments: Sequence[Value]) -> dict[ir.Operation, ir.Operation]:
@@ -248,7 +244,7 @@ def rematerialize(forward: list[ir.Operation], arguments: Sequence[Value]) -> di
             cheap.update(op.results)
             chosen.append(op)
     if (sum(spec_of(op.results[0]).size >= REMAT_MIN_ELEMENTS for op in chosen) < 2
-            or sum(op.name in TRANSCENDENTAL for op in chosen) > REMAT_MAX_TRANSCENDENTALS):
+            or sum(OPS[op.name].transcendental for op in chosen) > REMAT_MAX_TRANSCENDENTALS):
         return {}
     used = list(dict.fromkeys(v for op in chosen for v in op.operands if v in leaves))
     mapping = dict(zip(used, sh.optimization_barrier(*used), strict=True))

@@ -142,7 +142,7 @@ def convolution_options(op: ir.Operation) -> dict:
 
 
 def im2col(module: ir.Operation) -> None:
-    for op in ops_named(module, {sh.convolution.op_name}):  # type: ignore[attr-defined]
+    for op in ops_named(module, {sh.convolution.op_name}):
         options = convolution_options(op)
         layout = options.pop("layout")
         x, w = op.operands

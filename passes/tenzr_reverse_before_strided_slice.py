@@ -15,9 +15,9 @@ from tenzr.passes.views import view
 
 
 def reverse_before_strided_slice(module: ir.Operation) -> None:
-    for op in ops_named(module, {sh.reverse.op_name}):  # type: ignore[attr-defined]
+    for op in ops_named(module, {sh.reverse.op_name}):
         sliced = sh.producer(op.operands[0])
-        if sliced is None or sliced.name != sh.slice_.op_name:  # type: ignore[attr-defined]
+        if sliced is None or sliced.name != sh.slice_.op_name:
             continue
         cut = view(sliced)
         strides = list(cut["strides"])

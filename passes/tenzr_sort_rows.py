@@ -13,7 +13,7 @@ from tenzr.passes.registry import Pass, register
 
 
 def sort_rows(module: ir.Operation) -> None:
-    for op in ops_named(module, {sh.sort.op_name}):  # type: ignore[attr-defined]
+    for op in ops_named(module, {sh.sort.op_name}):
         specs = [sh.spec(v) for v in op.operands]
         if specs[0].rank != 1 or len(specs) < 2:
             continue

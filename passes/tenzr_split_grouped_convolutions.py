@@ -26,7 +26,7 @@ def _group(x: Value, dim: int, g: int, groups: int) -> Value:
 
 
 def split_grouped_convolutions(module: ir.Operation) -> None:
-    for op in ops_named(module, {sh.convolution.op_name}):  # type: ignore[attr-defined]
+    for op in ops_named(module, {sh.convolution.op_name}):
         options = convolution_options(op)
         layout, groups = options.pop("layout"), options.pop("feature_group_count")
         x, w = op.operands

@@ -48,7 +48,7 @@ def _split_sum(x: Value, dim: int, init: float | int | bool) -> Value:
 def reduce_in_stages(x: Value, init: float | int | bool, dims: Sequence[int], combiner: str) -> Value:
     """The reduction of `x` over `dims` from the identity `init`, as the module docstring says."""
     negated = sh.producer(x)
-    if combiner == "add" and negated is not None and negated.name == sh.negate.op_name:  # type: ignore[attr-defined]
+    if combiner == "add" and negated is not None and negated.name == sh.negate.op_name:
         return sh.negate(reduce_in_stages(negated.operands[0], init, dims, combiner))
     if len(dims) > 1:
         *rest, last = sorted(dims)
@@ -63,14 +63,14 @@ def reduce_in_stages(x: Value, init: float | int | bool, dims: Sequence[int], co
 def _splat(value: Value) -> float | int | bool | None:
     """The value of a splat constant, or None."""
     made = sh.producer(value)
-    if made is None or made.name != sh.constant.op_name:  # type: ignore[attr-defined]
+    if made is None or made.name != sh.constant.op_name:
         return None
     elements = ir.DenseElementsAttr(made.attributes["value"])
     return elements.get_splat_value().value if elements.is_splat else None
 
 
 def split_reductions(module: ir.Operation) -> None:
-    for op in ops_named(module, {sh.reduce.op_name}):  # type: ignore[attr-defined]
+    for op in ops_named(module, {sh.reduce.op_name}):
         reduce = view(op)
         combiner, dims = reduce["combiner"], list(reduce["dimensions"])
         if combiner is None or len(op.operands) != 2:
@@ -82,7 +82,7 @@ def split_reductions(module: ir.Operation) -> None:
         negated = sh.producer(x)
         if (len(dims) == 1 and not (combiner == "add" and s.is_float and s.shape[dims[0]] >= SPLIT_SUM_AT)
                 and not (combiner == "add" and negated is not None
-                         and negated.name == sh.negate.op_name)):  # type: ignore[attr-defined]
+                         and negated.name == sh.negate.op_name)):
             continue
         with op.location, ir.InsertionPoint(op):
             replace_op(op, [reduce_in_stages(x, identity_element(combiner, s.dtype), dims, combiner)])

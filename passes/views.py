@@ -104,6 +104,6 @@ def view(operation: ir.Operation) -> Op:
     specs: list[Any] = [spec_of_type(v.type) for v in operands]
     results: list[Any] = [spec_of_type(r.type) for r in outputs]
     attrs = {name: _decoded(operation, name) for name in operation.attributes}
-    if operation.name == sh.reduce.op_name:  # type: ignore[attr-defined]
+    if operation.name == sh.reduce.op_name:
         attrs["combiner"] = _combiner(operation)
     return Op(None, operands, specs, attrs, results, operation.location, results, outputs, operation=operation)

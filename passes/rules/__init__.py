@@ -30,6 +30,7 @@ from typing import Any
 from tenzr.dialect.ir_imports import Value
 from tenzr.dialect.opdef import Op, OpDef
 from tenzr.dialect.ops import OPS
+from tenzr.passes.stablehlo import Builder
 
 Lowering = Callable[[Op], "Value | Sequence[Value]"]
 Cotangent = Any
@@ -53,9 +54,9 @@ ADJOINTS: dict[str, str] = {}
 """The adjoint each VJP rule computes, as a formula (the docs print it)."""
 
 
-def op_name(key: OpDef | Callable) -> str:
+def op_name(key: OpDef | Builder) -> str:
     """The op name of a tenzr OpDef or of a StableHLO builder of the emitter (`sh.exp`)."""
-    return key.name if isinstance(key, OpDef) else key.op_name  # type: ignore[attr-defined]
+    return key.name if isinstance(key, OpDef) else key.op_name
 
 
 def lowers(*defs: OpDef) -> Callable[[Lowering], Lowering]:
@@ -69,7 +70,7 @@ def lowers(*defs: OpDef) -> Callable[[Lowering], Lowering]:
     return register
 
 
-def vjp(*keys: OpDef | Callable, adjoint: str) -> Callable[[VjpRule], VjpRule]:
+def vjp(*keys: OpDef | Builder, adjoint: str) -> Callable[[VjpRule], VjpRule]:
     """Registers the decorated function as the VJP rule of ops `keys` (tenzr OpDefs and the
     emitter's builders of their StableHLO twins), computing `adjoint`."""
     def register(fn: VjpRule) -> VjpRule:
@@ -84,7 +85,7 @@ def vjp(*keys: OpDef | Callable, adjoint: str) -> Callable[[VjpRule], VjpRule]:
     return register
 
 
-def no_derivative(*builders: Callable) -> None:
+def no_derivative(*builders: Builder) -> None:
     """Declares StableHLO ops (by their builders) to contribute no gradient."""
     for builder in builders:
         VJP_RULES[op_name(builder)] = NO_DERIVATIVE

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 
 from tenzr.dialect.diagnostics import TenzrError
+from tenzr.passes import stablehlo as sh
 
 TARGET_NAMES = ("cpu", "vulkan", "cuda")
 
@@ -64,7 +65,7 @@ class Target:
         avoid the failure but ran 5% slower)."""
         if self.name == "cpu":
             fusion = "--iree-dispatch-creation-enable-aggressive-fusion"
-            if "stablehlo.convolution" in module_text or not _has_large_matmul(module_text):
+            if sh.convolution.op_name in module_text or not _has_large_matmul(module_text):
                 return ((fusion,), ())
             tiling = "--iree-dispatch-creation-data-tiling"
             return ((fusion, tiling) if self.has_avx512() else (tiling,), (fusion,), ())
@@ -102,7 +103,7 @@ class Target:
 
 
 _DOT_GENERAL = re.compile(
-    r"stablehlo\.dot_general [^:\n]*?(?:batching_dims = \[([\d, ]*)\] x \[[\d, ]*\], )?"
+    re.escape(sh.dot_general.op_name) + r" [^:\n]*?(?:batching_dims = \[([\d, ]*)\] x \[[\d, ]*\], )?"
     r"contracting_dims = \[([\d, ]*)\] x \[[\d, ]*\][^:\n]*: "
     r"\(tensor<([\dx]*?)x?[a-z]+\d*>, tensor<([\dx]*?)x?[a-z]+\d*>\)")
 
