@@ -158,6 +158,7 @@ class _Sweep:
         if all(c is None for c in cts):
             return
         rule = VJP_RULES.get(op.name)
+        operands = list(op.operands)
         grads: Sequence[Value | None]
         with op.location:
             if op.name == "func.call":
@@ -166,7 +167,7 @@ class _Sweep:
                 return
             elif rule is not None:
                 decoded = view(self.recomputed.get(op, op))
-                decoded.wanted = tuple(v in self.active for v in op.operands)
+                decoded.wanted = tuple(v in self.active for v in operands)
                 ct = cts[0] if len(cts) == 1 else tuple(c if c is not None else sh.zeros(s)
                                                         for c, s in zip(cts, decoded.results, strict=True))
                 grads = rule(decoded, ct)  # type: ignore[operator]
@@ -177,10 +178,10 @@ class _Sweep:
                 raise TenzrError(f"'{op.name}' op has no gradient rule, but it lies on a differentiated path",
                                  op.location)
             grads = list(grads)
-            if len(grads) != len(op.operands):
+            if len(grads) != len(operands):
                 raise TenzrError(f"internal error: the VJP rule of '{op.name}' returned {len(grads)} cotangents for "
-                                 f"{len(op.operands)} operands", op.location)
-            for value, grad in zip(op.operands, grads, strict=True):
+                                 f"{len(operands)} operands", op.location)
+            for value, grad in zip(operands, grads, strict=True):
                 if grad is not None:
                     self.accumulate(value, grad, op.name)
 
@@ -274,19 +275,14 @@ def activity(forward: list[ir.Operation], wrt: Sequence[Value], outputs: Sequenc
     return useful
 
 
-def _dce(func: ir.Operation) -> None:
-    """Erases ops whose results are all unused, in regions too (ops without results, such
-    as terminators, calls and ops with regions stay)."""
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if len(op.results) and not len(op.regions) and op.name != "func.call":
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    func.walk(visit)  # post-order: an op after the ops nested in it, users after producers
-    for op in reversed(found):
-        if not any(_has_uses(r) for r in op.results):
+def _dce(ops: Sequence[ir.Operation]) -> None:
+    """Erases those of `ops` (in program order) whose results are all unused, last first, so
+    that an op whose users were erased goes too (terminators, calls and ops with regions
+    stay). The derived function's forward ops are what may die (values grad mode does not
+    return); dead StableHLO the rules leave is canonicalize's to remove."""
+    for op in reversed(ops):
+        if len(op.results) and not len(op.regions) and op.name != "func.call" and \
+                not any(_has_uses(r) for r in op.results):
             op.erase()
 
 
@@ -357,7 +353,7 @@ def differentiate(module: ir.Operation, name: str, wrt: Sequence[int] = (), mode
     ret.erase()
     inputs = [a.type for a in block.arguments]
     new.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, [v.type for v in results]))
-    _dce(new)
+    _dce([*forward, *recomputed.values()])
     return new
 
 

@@ -82,13 +82,15 @@ def _add(op: Op, ct: Value) -> Cotangents:
 
 @vjp(T.sub, sh.subtract, adjoint="x̄ = ȳ, ȳ' = -ȳ")
 def _sub(op: Op, ct: Value) -> Cotangents:
-    return ct, sh.negate(ct)
+    return ct, sh.negate(ct) if op.wants(1) else None
 
 
 @vjp(T.mul, sh.multiply, adjoint="x̄ = ȳ·y, ȳ' = ȳ·x")
 def _mul(op: Op, ct: Value) -> Cotangents:
-    x, y = broadcast_operands(op)
-    return sh.multiply(ct, y), sh.multiply(ct, x)
+    x, y = op.operands
+    shape = op.result.shape
+    return (sh.multiply(ct, sh.broadcast_to(y, shape)) if op.wants(0) else None,
+            sh.multiply(ct, sh.broadcast_to(x, shape)) if op.wants(1) else None)
 
 
 @vjp(T.div, sh.divide, adjoint="x̄ = ȳ/y, ȳ' = -ȳ·out/y")
@@ -135,7 +137,8 @@ def _minimum(op: Op, ct: Value) -> Cotangents:
 def _select(op: Op, ct: Value) -> Cotangents:
     cond = sh.broadcast_to(op.operands[0], op.result.shape)
     zero = sh.zeros(sh.spec(ct))
-    return None, sh.select(cond, ct, zero), sh.select(cond, zero, ct)
+    return (None, sh.select(cond, ct, zero) if op.wants(1) else None,
+            sh.select(cond, zero, ct) if op.wants(2) else None)
 
 
 @vjp(sh.clamp, adjoint="x̄ = ȳ where low ≤ x ≤ high; low and high get ȳ where x is below or above them")
