@@ -173,7 +173,7 @@ def help_text() -> str:
 def pass_list() -> str:
     lines = ["tenzr passes:"]
     for flag, cls in sorted(PASSES.items()):
-        lines.append(f"  --{flag:<30} {cls.summary}")
+        lines.append(f"  --{flag:<34} {cls.summary}")
         for name, kind, text in option_help(cls):
             lines.append(f"      {name}={kind:<36} {text}")
     return "\n".join(lines)
