@@ -36,6 +36,8 @@ class Pass:
 
 
 def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, tuple):
         return ",".join(str(v) for v in value)
     return str(value)

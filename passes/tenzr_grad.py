@@ -14,7 +14,7 @@ broadcast cotangents back to operand shapes, and accumulates fan-out. Forward op
 they are; adjoints are StableHLO. Dead code is removed.
 When forward outputs are returned too (vjp, value_and_grad), large elementwise values
 computed from the arguments alone are recomputed for the sweep rather than kept
-(`rematerialize`).
+(`rematerialize`, a choice for IREE's sake; the option `recompute=false` turns it off).
 A function carrying `tenzr.custom_vjp = @bwd` is differentiated by calling
 `@bwd(primals..., cotangents...) -> (input cotangents...)` instead of its body.
 """
@@ -290,7 +290,7 @@ def _dce(ops: Sequence[ir.Operation]) -> None:
 
 
 def differentiate(module: ir.Operation, name: str, wrt: Sequence[int] = (), mode: str = "grad",
-                  seeded: Sequence[int] | None = None) -> ir.Operation:
+                  seeded: Sequence[int] | None = None, recompute: bool = True) -> ir.Operation:
     """Adds `@{name}_{mode}` to `module` (see the module docstring) and returns it.
 
     `seeded` (for grad and value_and_grad) picks which results are differentiated; the
@@ -340,7 +340,7 @@ def differentiate(module: ir.Operation, name: str, wrt: Sequence[int] = (), mode
         wrt_args = [args[i] for i in wrt]
         seeded_outputs = [v for v, s in zip(outputs, seeds, strict=True) if s is not None]
         # (Without forward outputs to return, nothing is computed twice: IREE fuses it all.)
-        recomputed = rematerialize(forward, args) if mode != "grad" else {}
+        recomputed = rematerialize(forward, args) if recompute and mode != "grad" else {}
         sweep = _Sweep(funcs, activity(forward, wrt_args, seeded_outputs), recomputed)
         for value, seed in zip(outputs, seeds, strict=True):
             if seed is not None:
@@ -425,6 +425,9 @@ func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
     wrt: tuple[int, ...] = field(default=(), metadata={
         "help": "argument indices to differentiate (default: every floating-point argument)"})
     mode: str = field(default="grad", metadata={"choices": MODES, "help": "which function to add"})
+    recompute: bool = field(default=True, metadata={
+        "help": "recompute short elementwise cones of the arguments for the sweep instead of keeping their values, "
+                "when forward values are returned too (IREE fuses the recomputation; see rematerialize)"})
 
     def run(self, module: ir.Operation) -> None:
         if self.mode not in MODES:
@@ -436,4 +439,4 @@ func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
             backward = {custom_vjp_of(f) for f in funcs.values()}
             names = [n for n, f in funcs.items() if _is_public(f) and n not in backward and f.regions[0].blocks]
         for name in names:
-            differentiate(module, name, self.wrt, self.mode)
+            differentiate(module, name, self.wrt, self.mode, recompute=self.recompute)

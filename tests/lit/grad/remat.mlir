@@ -1,5 +1,6 @@
 // RUN: tenzr-opt %s --split-input-file --tenzr-grad=mode=value_and_grad | filecheck %s
 // RUN: tenzr-opt %s --split-input-file --tenzr-grad=mode=grad | filecheck %s --check-prefix=GRAD
+// RUN: tenzr-opt %s --split-input-file --tenzr-grad="mode=value_and_grad recompute=false" | filecheck %s --check-prefix=KEPT
 
 // Large elementwise values computed from the arguments alone are recomputed for the sweep
 // from an optimization barrier on the arguments (so CSE cannot merge the copies back),
@@ -16,6 +17,10 @@
 // CHECK: stablehlo.multiply %{{.*}}, %[[EXP2]]
 // CHECK: stablehlo.cosine %[[XB]]
 // CHECK: return %[[SUM]], %{{.*}}
+// With recompute=false the sweep reads the forward values.
+// KEPT-LABEL: func.func @chain_value_and_grad
+// KEPT-NOT: optimization_barrier
+// KEPT: stablehlo.cosine %arg0
 // Without forward outputs to return, nothing would be computed twice: no copies.
 // GRAD-LABEL: func.func @chain_grad
 // GRAD-NOT: optimization_barrier

@@ -14,7 +14,7 @@
 // MODE: error: option 'mode' of pass 'tenzr-grad' must be one of grad, vjp, value_and_grad, got 'sideways'
 
 // RUN: not tenzr-opt %s --tenzr-grad="colour=red" 2>&1 | filecheck %s --check-prefix=OPTION
-// OPTION: error: pass 'tenzr-grad' has no option 'colour' (options: func, wrt, mode)
+// OPTION: error: pass 'tenzr-grad' has no option 'colour' (options: func, wrt, mode, recompute)
 
 // RUN: not tenzr-opt %s --tenzr-grad="wrt=a" 2>&1 | filecheck %s --check-prefix=WRT
 // WRT: error: option 'wrt' of pass 'tenzr-grad' expects int,int,..., got 'a'
