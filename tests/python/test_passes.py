@@ -62,7 +62,7 @@ def test_pipeline_mixes_tenzr_and_mlir_passes_in_order():
         module = parse_module(SRC)
         steps = parse_pipeline("builtin.module(tenzr-grad{func=f mode=value_and_grad},convert-tenzr-to-stablehlo,"
                                "canonicalize,cse,symbol-dce)")
-        assert [s.name for s in steps] == ["tenzr-grad{func=f wrt= mode=value_and_grad}",
+        assert [s.name for s in steps] == ["tenzr-grad{func=f wrt= mode=value_and_grad recompute=true}",
                                            "convert-tenzr-to-stablehlo", "canonicalize", "cse", "symbol-dce"]
         run_pipeline(module, steps)
         assert "tenzr." not in str(module) and "f_value_and_grad" in str(module)
