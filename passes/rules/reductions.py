@@ -77,11 +77,17 @@ def _lower_argsort(op: Op) -> Value:
 # --------------------------------------------------------------------------- VJP rules
 
 
+def _axes(op: Op) -> tuple[int, ...]:
+    """The dims a reduction (tenzr's, or a stablehlo.reduce) reduces."""
+    return reduce_axes(op) if op.opdef is not None else tuple(op["dimensions"])
+
+
 def _expand(op: Op, reduced: Value) -> Value:
     """Broadcasts a reduction's result (or cotangent) back to the operand's shape."""
     x = op.specs[0]
-    axes = reduce_axes(op)
-    kept = range(x.rank) if op["keepdims"] else [d for d in range(x.rank) if d not in axes]
+    axes = _axes(op)
+    keep = op.opdef is not None and op["keepdims"]
+    kept = range(x.rank) if keep else [d for d in range(x.rank) if d not in axes]
     return sh.broadcast_in_dim(reduced, x.shape, list(kept))
 
 
@@ -94,9 +100,9 @@ def _reduce_sum(op: Op, ct: Value) -> Cotangents:
 def _reduce_prod(op: Op, ct: Value) -> Cotangents:
     """x̄ᵢ = ȳ·∏_{j≠i} xⱼ without dividing by zero: with no zero, P/xᵢ; with exactly one
     zero, the product of the nonzeros at that zero; with more, 0."""
-    (x,) = op.operands
+    x = op.operands[0]
     sx = op.specs[0]
-    axes = reduce_axes(op)
+    axes = _axes(op)
     zero, one = sh.zeros(sx), sh.full(sx, 1)
     is_zero = sh.compare(x, zero, "EQ")
     nonzero = sh.select(is_zero, one, x)
@@ -110,10 +116,10 @@ def _reduce_prod(op: Op, ct: Value) -> Cotangents:
 
 @vjp(T.reduce_max, T.reduce_min, adjoint='ȳ split evenly among the elements equal to the result (as JAX)')
 def _reduce_extremum(op: Op, ct: Value) -> Cotangents:
-    (x,) = op.operands
+    x = op.operands[0]
     sx = op.specs[0]
     hits = sh.convert(sh.compare(x, _expand(op, op.out), "EQ"), sx.dtype)
-    counts = sh.reshape(sh.reduce(hits, 0, reduce_axes(op), "add"), op.result.shape)
+    counts = sh.reshape(sh.reduce(hits, 0, _axes(op), "add"), op.result.shape)
     return (sh.multiply(hits, _expand(op, sh.divide(ct, counts))),)
 
 
@@ -127,12 +133,18 @@ def _sort(op: Op, ct: Value) -> Cotangents:
 
 
 
-@vjp(sh.reduce, adjoint="a sum: x̄ = ȳ broadcast back over the reduced dims, initē = sum(ȳ)")
+@vjp(sh.reduce, adjoint="by its body: a sum as reduce_sum (initē = sum(ȳ)), a product as reduce_prod, a max or "
+     "min as reduce_max and reduce_min; the init of a product, max or min gets none")
 def _stablehlo_reduce(op: Op, ct: Value) -> Cotangents:
-    if op["combiner"] != "add" or len(op.operands) != 2:
-        raise TenzrError("'stablehlo.reduce' op is differentiated only as a sum of one operand so far", op.location)
-    x = op.specs[0]
-    dims = op["dimensions"]
-    dx = sh.broadcast_in_dim(ct, x.shape, [d for d in range(x.rank) if d not in dims])
-    dinit = sh.reduce(ct, 0, tuple(range(op.result.rank)), "add") if op.wants(1) else None
-    return dx, dinit
+    combiner = op["combiner"]
+    if combiner not in ("add", "multiply", "max", "min") or len(op.operands) != 2:
+        raise TenzrError("'stablehlo.reduce' op has a gradient rule for one operand reduced by add, multiply, max "
+                         "or min; this one has another body or several operands", op.location)
+    if combiner == "add":
+        (dx,) = _reduce_sum(op, ct)
+        return dx, sh.reduce(ct, 0, tuple(range(op.result.rank)), "add") if op.wants(1) else None
+    if op.wants(1):
+        raise TenzrError(f"'stablehlo.reduce' op: the init of a {combiner} reduction cannot be differentiated",
+                         op.location)
+    (dx,) = (_reduce_prod if combiner == "multiply" else _reduce_extremum)(op, ct)
+    return dx, None

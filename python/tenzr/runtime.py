@@ -124,10 +124,11 @@ class Program:
         self._config = device_config(target.driver)
         self._context = rt.SystemContext(config=self._config)
         try:
-            self._context.add_vm_module(rt.VmModule.copy_buffer(self._context.instance, vmfb))
+            vm_module = rt.VmModule.copy_buffer(self._context.instance, vmfb)
+            self._context.add_vm_module(vm_module)
         except (RuntimeError, ValueError) as e:
             raise TenzrError(f"cannot load the compiled module on '{target.driver}': {e}") from None
-        self._module = self._context.modules.module
+        self._module = self._context.modules[vm_module.name]  # `module`, or an import's own name
         self._functions: dict[str, tuple[rt.VmFunction, dict[str, str]]] = {}
         self._staged = target.name != "cpu"
 
