@@ -131,6 +131,23 @@ exponential_minus_one = _elementwise("stablehlo.exponential_minus_one", transcen
 sign = _elementwise("stablehlo.sign")
 floor = _elementwise("stablehlo.floor")
 round_nearest_even = _elementwise("stablehlo.round_nearest_even")
+tan = _elementwise("stablehlo.tan", transcendental=True)
+atan2 = _elementwise("stablehlo.atan2", transcendental=True)
+cbrt = _elementwise("stablehlo.cbrt", transcendental=True)
+# The CHLO ops JAX exports (IREE legalizes them to StableHLO).
+erf = _elementwise("chlo.erf", transcendental=True)
+erf_inv = _elementwise("chlo.erf_inv", transcendental=True)
+lgamma = _elementwise("chlo.lgamma", transcendental=True)
+digamma = _elementwise("chlo.digamma", transcendental=True)
+polygamma = _elementwise("chlo.polygamma", transcendental=True)
+atan = _elementwise("chlo.atan", transcendental=True)
+asin = _elementwise("chlo.asin", transcendental=True)
+acos = _elementwise("chlo.acos", transcendental=True)
+sinh = _elementwise("chlo.sinh", transcendental=True)
+cosh = _elementwise("chlo.cosh", transcendental=True)
+asinh = _elementwise("chlo.asinh", transcendental=True)
+acosh = _elementwise("chlo.acosh", transcendental=True)
+atanh = _elementwise("chlo.atanh", transcendental=True)
 
 
 @builds("stablehlo.clamp")

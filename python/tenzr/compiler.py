@@ -17,11 +17,12 @@ from tenzr.dialect.ir_imports import ir
 from tenzr.passes.registry import parse_pipeline, run_pipeline
 from tenzr.targets import Target
 
-LOWERING_PIPELINE = ("builtin.module(convert-tenzr-to-stablehlo,tenzr-expand-math,tenzr-fold-empty-contractions,"
-                     "tenzr-split-grouped-convolutions,tenzr-im2col,tenzr-reverse-before-strided-slice,"
+LOWERING_PIPELINE = ("builtin.module(convert-tenzr-to-stablehlo,func.func(chlo-legalize-to-stablehlo),"
+                     "tenzr-expand-math,tenzr-fold-empty-contractions,tenzr-split-grouped-convolutions,tenzr-im2col,tenzr-reverse-before-strided-slice,"
                      "tenzr-split-reductions,tenzr-sort-rows,canonicalize,cse)")
-"""Lowering, then the forms IREE compiles well and the workarounds of its bugs (each a pass
-with its own lit test), then MLIR's cleanups."""
+"""Lowering (CHLO's ops, as JAX exports them, become StableHLO too), then the forms IREE
+compiles well and the workarounds of its bugs (each a pass with its own lit test), then
+MLIR's cleanups."""
 TARGET_PIPELINES = {"cpu": "builtin.module(tenzr-tile-heavy-results,tenzr-mark-in-place)",
                     "vulkan": "builtin.module(tenzr-widen-boundary)"}
 """What each target's IREE needs after that (Vulkan's only on its portable target)."""

@@ -402,6 +402,10 @@ def _sh_index(value: int):
     return sh.constant(value, TensorSpec((), "i32"))
 
 
+def _unary_builder(fn):
+    return lambda a: fn(a[0])
+
+
 def stablehlo_rows() -> list[Row]:
     """StableHLO ops as tenzr-grad meets them in its own output (grad of grad) and in
     imported modules: each built directly with the emitter, differentiated by its rule."""
@@ -446,7 +450,17 @@ def stablehlo_rows() -> list[Row]:
             [randn("dus", 3, 4), randn("dut", 2, 2)]),
         Row("sh.optimization_barrier", lambda a: sh.multiply(*sh.optimization_barrier(a[0], a[1])),
             [randn("ob", 3), randn("oc", 3)]),
+        Row("sh.tan", lambda a: sh.tan(a[0]), [randn("tan", 2, 3) * 0.5]),
+        Row("sh.atan2", lambda a: sh.atan2(a[0], a[1]), [randn("at2y", 2, 3), randn("at2x", 2, 3)]),
+        Row("sh.cbrt", lambda a: sh.cbrt(a[0]), [positive("cbrt", 2, 3)]),
     ]
+    # CHLO, as JAX exports it: inside each op's domain.
+    inside = {"erf_inv": 0.4, "asin": 0.4, "acos": 0.4, "atanh": 0.4}
+    above_one = {"acosh", "lgamma", "digamma"}
+    for name in ("erf", "erf_inv", "lgamma", "digamma", "atan", "asin", "acos", "sinh", "cosh", "asinh", "acosh",
+                 "atanh"):
+        x = positive(name, 2, 3) + 1.0 if name in above_one else randn(name, 2, 3) * inside.get(name, 1.0)
+        rows.append(Row(f"chlo.{name}", _unary_builder(getattr(sh, name)), [x]))
     return rows
 
 

@@ -55,3 +55,17 @@ func.func @power(%x: tensor<3xf32>, %y: tensor<3xf32>, %n: tensor<3xi32>, %m: te
   %1 = stablehlo.power %n, %m : tensor<3xi32>
   return %0, %1 : tensor<3xf32>, tensor<3xi32>
 }
+
+// -----
+
+// float64 tan is sin over cos (one reduction); atan2 goes through Cephes' atan.
+// CHECK-LABEL: func.func @tan_atan2_f64
+// CHECK-NOT: stablehlo.tan
+// CHECK-NOT: stablehlo.atan2
+// CHECK: stablehlo.divide
+// CHECK: return
+func.func @tan_atan2_f64(%x: tensor<3xf64>, %y: tensor<3xf64>) -> (tensor<3xf64>, tensor<3xf64>) {
+  %0 = stablehlo.tan %x : tensor<3xf64>
+  %1 = stablehlo.atan2 %y, %x : tensor<3xf64>
+  return %0, %1 : tensor<3xf64>, tensor<3xf64>
+}
