@@ -6,11 +6,12 @@ import itertools
 import math
 
 from tenzr.dialect import ops as T
+from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import Value
 from tenzr.dialect.opdef import Op
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.rules import Cotangents, lowers, vjp
-from tenzr.passes.tenzr_im2col import interleave, patches, uses_patches
+from tenzr.passes.tenzr_im2col import convolution_options, interleave, patches, uses_patches
 from tenzr.passes.views import DotDims
 
 # --------------------------------------------------------------------------- lowerings
@@ -245,3 +246,37 @@ def _dot_general(op: Op, ct: Value) -> Cotangents:
     dims = op["dot_dimension_numbers"]
     return (_dot_transpose(ct, b, dims, True, op.specs[0].rank) if op.wants(0) else None,
             _dot_transpose(ct, a, dims, False, op.specs[1].rank) if op.wants(1) else None)
+
+
+def _inverse(permutation: list[int]) -> list[int]:
+    out = [0] * len(permutation)
+    for i, p in enumerate(permutation):
+        out[p] = i
+    return out
+
+
+@vjp(sh.convolution, adjoint="as tenzr.convolution's, with the operands and ȳ transposed into channels-first "
+     "layouts and the cotangents transposed back")
+def _stablehlo_convolution(op: Op, ct: Value) -> Cotangents:
+    """Any dimension numbers, padding, dilations and feature groups: the convolution seen
+    channels-first ([N, C, spatial...], kernel [O, I, spatial...]) is the tenzr op, whose
+    rule knows the convolution strategy."""
+    assert op.operation is not None
+    options = convolution_options(op.operation)
+    layout: sh.ConvLayout = options["layout"]
+    if options["batch_group_count"] != 1:
+        raise TenzrError("'stablehlo.convolution' op with a batch_group_count has no gradient rule yet",
+                         op.location)
+    x, w = op.operands
+    to_x = [layout.input_batch, layout.input_feature, *layout.input_spatial]
+    to_w = [layout.kernel_out, layout.kernel_in, *layout.kernel_spatial]
+    to_y = [layout.output_batch, layout.output_feature, *layout.output_spatial]
+    xs, ws = sh.transpose(x, to_x), sh.transpose(w, to_w)
+    canonical = Op(T.convolution, [xs, ws], [sh.spec(xs), sh.spec(ws)], {
+        "window_strides": tuple(options["strides"]), "padding_low": tuple(options["padding_low"]),
+        "padding_high": tuple(options["padding_high"]), "lhs_dilation": tuple(options["lhs_dilation"]),
+        "rhs_dilation": tuple(options["rhs_dilation"]), "feature_group_count": options["feature_group_count"]},
+        [], op.location, [op.result.with_shape(op.result.shape[d] for d in to_y)], wanted=op.wanted)
+    dx, dw = _convolution(canonical, sh.transpose(ct, to_y))
+    return (sh.transpose(dx, _inverse(to_x)) if dx is not None else None,
+            sh.transpose(dw, _inverse(to_w)) if dw is not None else None)

@@ -450,6 +450,13 @@ def stablehlo_rows() -> list[Row]:
             [randn("dus", 3, 4), randn("dut", 2, 2)]),
         Row("sh.optimization_barrier", lambda a: sh.multiply(*sh.optimization_barrier(a[0], a[1])),
             [randn("ob", 3), randn("oc", 3)]),
+        Row("sh.convolution_nhwc_hwio", lambda a: sh.convolution(
+            a[0], a[1], sh.ConvLayout(0, 3, (1, 2), 2, 3, (0, 1), 0, 3, (1, 2)), strides=[2, 1], padding_low=[1, 0],
+            padding_high=[0, 1], lhs_dilation=[1, 1], rhs_dilation=[1, 2]),
+            [randn("cvx", 2, 5, 6, 3), randn("cvw", 3, 2, 3, 4)]),
+        Row("sh.convolution_grouped_lhs_dilated", lambda a: sh.convolution(
+            a[0], a[1], sh.ConvLayout.channels_first(1), strides=[1], padding_low=[1], padding_high=[2],
+            lhs_dilation=[2], rhs_dilation=[1], feature_group_count=2), [randn("cgx", 1, 4, 5), randn("cgw", 6, 2, 3)]),
         Row("sh.tan", lambda a: sh.tan(a[0]), [randn("tan", 2, 3) * 0.5]),
         Row("sh.atan2", lambda a: sh.atan2(a[0], a[1]), [randn("at2y", 2, 3), randn("at2x", 2, 3)]),
         Row("sh.cbrt", lambda a: sh.cbrt(a[0]), [positive("cbrt", 2, 3)]),
