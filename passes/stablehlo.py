@@ -399,6 +399,7 @@ COMBINERS: dict[str, Combiner] = {
     "min": minimum,
     "set": lambda old, new: new,
     "or": or_,
+    "and": and_,
 }
 
 
@@ -427,15 +428,59 @@ def reduce(x: Value, init: float | int | bool, dims: Sequence[int], combiner: st
     return reduce_region([x], [init_value], dims, lambda args: [COMBINERS[combiner](*args)])[0]
 
 
+def dilated(size: int, dilation: int) -> int:
+    """The extent of `size` elements with `dilation - 1` holes between neighbours."""
+    return 0 if size == 0 else 1 + dilation * (size - 1)
+
+
+class Window(NamedTuple):
+    """A reduce_window's window, one entry per dim: sizes, strides, (low, high) padding, and
+    the input's (base) and the window's dilations."""
+
+    dimensions: tuple[int, ...]
+    strides: tuple[int, ...]
+    padding: tuple[tuple[int, int], ...]
+    base_dilations: tuple[int, ...]
+    window_dilations: tuple[int, ...]
+
+    def output_shape(self, shape: Sequence[int]) -> list[int]:
+        out = []
+        for n, w, stride, (lo, hi), base, dilation in zip(shape, *self, strict=True):
+            extent, reach = dilated(n, base) + lo + hi, dilated(w, dilation)
+            out.append(0 if extent < reach else (extent - reach) // stride + 1)
+        return out
+
+    def attributes(self) -> dict[str, ir.Attribute]:
+        rank = len(self.dimensions)
+        pairs = ", ".join(f"[{lo}, {hi}]" for lo, hi in self.padding)
+        return {"window_dimensions": _i64s(self.dimensions), "window_strides": _i64s(self.strides),
+                "base_dilations": _i64s(self.base_dilations), "window_dilations": _i64s(self.window_dilations),
+                "padding": attr(f"dense<[{pairs}]> : tensor<{rank}x2xi64>")}
+
+
+@builds("stablehlo.reduce_window")
+def reduce_window(x: Value, init: Value | float | int, window: Window, combiner: str) -> Value:
+    """Reduces each window of `x` with one of COMBINERS, starting from `init` (which also
+    fills the padding and the holes of base dilations)."""
+    s = spec(x)
+    if not isinstance(init, ir.Value):
+        init = constant(init, TensorSpec((), s.dtype))
+    op = create("stablehlo.reduce_window", [s.with_shape(window.output_shape(s.shape))], [x, init],
+                window.attributes(), regions=1)
+    block = _scalar_block(op, [s.dtype, s.dtype])
+    with ir.InsertionPoint(block):
+        _return(COMBINERS[combiner](block.arguments[0], block.arguments[1]))
+    return op.result
+
+
 @builds("stablehlo.scatter")
 def scatter(x: Value, indices: Value, updates: Value, *, update_window_dims: Sequence[int],
             inserted_window_dims: Sequence[int], scatter_dims_to_operand_dims: Sequence[int],
-            index_vector_dim: int, combiner: str, unique_indices: bool = False) -> Value:
+            index_vector_dim: int, combiner: str, unique_indices: bool = False,
+            input_batching_dims: Sequence[int] = (), scatter_indices_batching_dims: Sequence[int] = ()) -> Value:
     s = spec(x)
-    numbers = attr(
-        f"#stablehlo.scatter<update_window_dims = {_list(update_window_dims)}, "
-        f"inserted_window_dims = {_list(inserted_window_dims)}, "
-        f"scatter_dims_to_operand_dims = {_list(scatter_dims_to_operand_dims)}, index_vector_dim = {index_vector_dim}>")
+    numbers = scatter_numbers(update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims,
+                              index_vector_dim, input_batching_dims, scatter_indices_batching_dims)
     op = create("stablehlo.scatter", [s], [x, indices, updates], {
         "scatter_dimension_numbers": numbers,
         "indices_are_sorted": ir.BoolAttr.get(False),
@@ -447,22 +492,56 @@ def scatter(x: Value, indices: Value, updates: Value, *, update_window_dims: Seq
     return op.result
 
 
+def scatter_numbers(update_window_dims: Sequence[int], inserted_window_dims: Sequence[int],
+                    scatter_dims_to_operand_dims: Sequence[int], index_vector_dim: int,
+                    input_batching_dims: Sequence[int] = (),
+                    scatter_indices_batching_dims: Sequence[int] = ()) -> ir.Attribute:
+    """`#stablehlo.scatter<...>`."""
+    return attr(
+        f"#stablehlo.scatter<update_window_dims = {_list(update_window_dims)}, "
+        f"inserted_window_dims = {_list(inserted_window_dims)}, "
+        + _batching("input_batching_dims", input_batching_dims, "scatter_indices_batching_dims",
+                    scatter_indices_batching_dims)
+        + f"scatter_dims_to_operand_dims = {_list(scatter_dims_to_operand_dims)}, "
+          f"index_vector_dim = {index_vector_dim}>")
+
+
 @builds("stablehlo.gather")
 def gather(x: Value, indices: Value, *, offset_dims: Sequence[int], collapsed_slice_dims: Sequence[int],
-           start_index_map: Sequence[int], index_vector_dim: int, slice_sizes: Sequence[int]) -> Value:
+           start_index_map: Sequence[int], index_vector_dim: int, slice_sizes: Sequence[int],
+           operand_batching_dims: Sequence[int] = (), start_indices_batching_dims: Sequence[int] = ()) -> Value:
     sx, si = spec(x), spec(indices)
     batch = [n for d, n in enumerate(si.shape) if d != index_vector_dim]
-    offsets = [n for d, n in enumerate(slice_sizes) if d not in collapsed_slice_dims]
+    dropped = {*collapsed_slice_dims, *operand_batching_dims}
+    offsets = [n for d, n in enumerate(slice_sizes) if d not in dropped]
     rank = len(batch) + len(offsets)
     shape, b, o = [], iter(batch), iter(offsets)
     for d in range(rank):
         shape.append(next(o) if d in offset_dims else next(b))
     numbers = attr(
         f"#stablehlo.gather<offset_dims = {_list(offset_dims)}, collapsed_slice_dims = {_list(collapsed_slice_dims)}, "
-        f"start_index_map = {_list(start_index_map)}, index_vector_dim = {index_vector_dim}>")
+        + _batching("operand_batching_dims", operand_batching_dims, "start_indices_batching_dims",
+                    start_indices_batching_dims)
+        + f"start_index_map = {_list(start_index_map)}, index_vector_dim = {index_vector_dim}>")
     return _one("stablehlo.gather", sx.with_shape(shape), [x, indices], {
         "dimension_numbers": numbers, "slice_sizes": _i64s(slice_sizes),
         "indices_are_sorted": ir.BoolAttr.get(False)})
+
+
+def _batching(operand_key: str, operand_dims: Sequence[int], indices_key: str, indices_dims: Sequence[int]) -> str:
+    """The batching-dims fields of gather and scatter dimension numbers (none when unbatched)."""
+    if not operand_dims:
+        return ""
+    return f"{operand_key} = {_list(operand_dims)}, {indices_key} = {_list(indices_dims)}, "
+
+
+@builds("chlo.top_k")
+def top_k(x: Value, k: int) -> tuple[Value, Value]:
+    """The k largest elements along the last dim, in descending order, and their indices."""
+    s = spec(x)
+    shape = (*s.shape[:-1], k)
+    op = create("chlo.top_k", [s.with_shape(shape), TensorSpec(shape, "i32")], [x], {"k": _i64(k)})
+    return op.results[0], op.results[1]
 
 
 @builds("stablehlo.sort")

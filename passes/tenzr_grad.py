@@ -172,8 +172,9 @@ class _Sweep:
                                                         for c, s in zip(cts, decoded.results, strict=True))
                 grads = rule(decoded, ct)  # type: ignore[operator]
             elif len(op.regions):
-                raise TenzrError(f"'{op.name}' op has regions, which tenzr-grad does not differentiate yet, but it "
-                                 "lies on a differentiated path (write branches with tenzr.select)", op.location)
+                raise TenzrError(f"'{op.name}' op has no gradient rule (tenzr-grad does not differentiate control "
+                                 "flow yet: write branches with tenzr.select), but it lies on a differentiated path",
+                                 op.location)
             else:
                 raise TenzrError(f"'{op.name}' op has no gradient rule, but it lies on a differentiated path",
                                  op.location)

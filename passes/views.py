@@ -4,16 +4,19 @@ A tenzr op is decoded by its OpDef (attributes with their defaults, nothing veri
 again). Any other op (StableHLO, CHLO) is decoded generically: operands, tensor types, and
 each attribute as a Python value (`array<i64: ...>` a tuple, integers, floats, bools and
 strings as such, StableHLO's enums their names, dot dimension numbers a `DotDims`,
-convolution ones an `sh.ConvLayout`, and a
-reduce's body its `combiner`, a name in `sh.COMBINERS` or None); other attributes stay MLIR
-attributes. A rule reads both kinds the same way (`op.operands`,
-`op.specs`, `op.result`, `op.out`, `op[name]`).
+convolution ones an `sh.ConvLayout`, gather and scatter ones a `GatherDims` or
+`ScatterDims`; a reduce's, scatter's or reduce_window's body is its `combiner`, a name in
+`sh.COMBINERS` or None, and a reduce_window's attributes are also its `window`, an
+`sh.Window`); other attributes stay MLIR attributes. A rule reads both kinds the same way
+(`op.operands`, `op.specs`, `op.result`, `op.out`, `op[name]`).
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any, NamedTuple
+
+import numpy as np
 
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.opdef import Op
@@ -31,8 +34,31 @@ class DotDims(NamedTuple):
     rhs_contracting: tuple[int, ...]
 
 
+class GatherDims(NamedTuple):
+    """`#stablehlo.gather<...>`, fields named as `sh.gather`'s arguments."""
+
+    offset_dims: tuple[int, ...]
+    collapsed_slice_dims: tuple[int, ...]
+    operand_batching_dims: tuple[int, ...]
+    start_indices_batching_dims: tuple[int, ...]
+    start_index_map: tuple[int, ...]
+    index_vector_dim: int
+
+
+class ScatterDims(NamedTuple):
+    """`#stablehlo.scatter<...>`, fields named as `sh.scatter`'s arguments."""
+
+    update_window_dims: tuple[int, ...]
+    inserted_window_dims: tuple[int, ...]
+    input_batching_dims: tuple[int, ...]
+    scatter_indices_batching_dims: tuple[int, ...]
+    scatter_dims_to_operand_dims: tuple[int, ...]
+    index_vector_dim: int
+
+
 _ENUM = re.compile(r"#stablehlo<\w+ (\w+)>")
 _DIMS = re.compile(r"(\w+) = \[([\d, ]*)\]")
+_INDEX_VECTOR_DIM = re.compile(r"index_vector_dim = (\d+)")
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -67,6 +93,11 @@ def decode_attribute(attribute: ir.Attribute) -> Any:
         return enum.group(1)
     if text.startswith("#stablehlo.conv<"):
         return _conv_layout(text)
+    if text.startswith(("#stablehlo.gather<", "#stablehlo.scatter<")):
+        kind = GatherDims if text.startswith("#stablehlo.gather<") else ScatterDims
+        dims = {key: _ints(values) for key, values in _DIMS.findall(text)}
+        match = _INDEX_VECTOR_DIM.search(text)
+        return kind._make([*(dims.get(field, ()) for field in kind._fields[:-1]), int(match.group(1)) if match else 0])
     if text.startswith("#stablehlo.dot<"):
         dims = {key: _ints(values) for key, values in _DIMS.findall(text)}
         return DotDims(dims.get("lhs_batching_dimensions", ()), dims.get("rhs_batching_dimensions", ()),
@@ -82,15 +113,32 @@ def _decoded(operation: ir.Operation, name: str) -> Any:
 
 
 def _combiner(operation: ir.Operation) -> str | None:
-    """The name (in `sh.COMBINERS`) of a one-operand reduce's combiner, if its body is one."""
-    body = list(operation.regions[0].blocks[0].operations)
-    if len(body) != 2 or len(operation.operands) != 2:
+    """The name (in `sh.COMBINERS`) of the combiner a one-tensor reduce's or scatter's body
+    is, if it is one: `add`, `max`, ... of its two arguments, or `set` (the second)."""
+    block = operation.regions[0].blocks[0]
+    body = [op.operation for op in block.operations]
+    arguments = list(block.arguments)
+    if len(arguments) != 2:
         return None
-    arguments = list(operation.regions[0].blocks[0].arguments)
-    combine = body[0].operation
-    if list(combine.operands) not in (arguments, arguments[::-1]) or list(body[1].operands) != [combine.result]:
+    if len(body) == 1:
+        return "set" if list(body[0].operands) == [arguments[1]] else None
+    combine = body[0]
+    if len(body) != 2 or list(combine.operands) not in (arguments, arguments[::-1]) \
+            or list(body[1].operands) != [combine.result]:
         return None
     return next((name for name, fn in sh.COMBINERS.items() if getattr(fn, "op_name", None) == combine.name), None)
+
+
+_COMBINED = {sh.reduce.op_name, sh.scatter.op_name, sh.reduce_window.op_name}
+
+
+def _window(attrs: dict[str, Any], rank: int) -> sh.Window:
+    """A reduce_window's `sh.Window`, absent attributes taking their defaults."""
+    ones = (1,) * rank
+    padding = attrs.get("padding")
+    pairs = ((0, 0),) * rank if padding is None else tuple((int(lo), int(hi)) for lo, hi in np.array(padding))
+    return sh.Window(attrs["window_dimensions"], attrs.get("window_strides") or ones, pairs,
+                     attrs.get("base_dilations") or ones, attrs.get("window_dilations") or ones)
 
 
 def view(operation: ir.Operation) -> Op:
@@ -104,6 +152,8 @@ def view(operation: ir.Operation) -> Op:
     specs: list[Any] = [spec_of_type(v.type) for v in operands]
     results: list[Any] = [spec_of_type(r.type) for r in outputs]
     attrs = {name: _decoded(operation, name) for name in operation.attributes}
-    if operation.name == sh.reduce.op_name:
+    if operation.name in _COMBINED:
         attrs["combiner"] = _combiner(operation)
+    if operation.name == sh.reduce_window.op_name:
+        attrs["window"] = _window(attrs, len(specs[0].shape))
     return Op(None, operands, specs, attrs, results, operation.location, results, outputs, operation=operation)

@@ -8,11 +8,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from tenzr.dialect import ops as T
+from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import Value
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.types import FLOAT_TYPES, TensorSpec, numpy_dtype
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.rules import Cotangents, lowers, vjp
+from tenzr.passes.views import GatherDims, ScatterDims
 
 # --------------------------------------------------------------------------- helpers
 
@@ -284,3 +286,92 @@ def _uniform(starts: Sequence[Value]) -> list[Value]:
     dtypes = {sh.spec(s).dtype for s in starts}
     return list(starts) if len(dtypes) <= 1 else [sh.convert(s, "i64") for s in starts]
 
+
+
+# --------------------------------------------------------------------------- StableHLO's general gather and scatter
+
+
+def start_limits(shape: Sequence[int], window: Sequence[int]) -> list[int]:
+    """The largest start of a `window` inside an operand of `shape`, per dim."""
+    return [n - w for n, w in zip(shape, window, strict=True)]
+
+
+def start_bounds(indices: Value, index_vector_dim: int, dims_map: Sequence[int], limits: Sequence[int]) -> Value:
+    """A tensor of `indices`' shape holding, at each index component k, limits[dims_map[k]]."""
+    si = sh.spec(indices)
+    values = [limits[d] for d in dims_map]
+    if index_vector_dim == si.rank:  # an implicit trailing index vector of one component
+        return sh.full(si, values[0])
+    along = sh.constant(np.array(values, dtype=numpy_dtype(si.dtype)), TensorSpec((len(values),), si.dtype))
+    return sh.broadcast_in_dim(along, si.shape, [index_vector_dim])
+
+
+def clamp_starts(indices: Value, index_vector_dim: int, dims_map: Sequence[int], limits: Sequence[int]) -> Value:
+    """Start indices clamped, component k into [0, limits[dims_map[k]]], as a gather clamps them."""
+    bounds = start_bounds(indices, index_vector_dim, dims_map, limits)
+    return sh.clamp(sh.zeros(sh.spec(indices)), indices, bounds)
+
+
+def starts_inside(indices: Value, index_vector_dim: int, dims_map: Sequence[int], limits: Sequence[int]) -> Value:
+    """Whether each index vector's window lies inside the operand (a scatter drops those that
+    do not): an i1 tensor of `indices`' shape without the index vector dim."""
+    si = sh.spec(indices)
+    bounds = start_bounds(indices, index_vector_dim, dims_map, limits)
+    inside = sh.and_(sh.compare(indices, sh.zeros(si), "GE"), sh.compare(indices, bounds, "LE"))
+    if index_vector_dim == si.rank:
+        return inside
+    return sh.reduce(inside, True, (index_vector_dim,), "and")
+
+
+def _as_i32(indices: Value) -> Value:
+    return indices if sh.spec(indices).dtype == "i32" else sh.convert(indices, "i32")
+
+
+@vjp(sh.gather, adjoint="x̄ = scatter-add of ȳ at the start indices, clamped as the gather clamps them")
+def _stablehlo_gather(op: Op, ct: Value) -> Cotangents:
+    sx = op.specs[0]
+    if sx.size == 0 or op.result.size == 0:
+        return sh.zeros(sx), None
+    dims: GatherDims = op["dimension_numbers"]
+    indices = _as_i32(op.operands[1])
+    starts = clamp_starts(indices, dims.index_vector_dim, dims.start_index_map,
+                          start_limits(sx.shape, op["slice_sizes"]))
+    return sh.scatter(sh.zeros(sx), starts, ct, update_window_dims=dims.offset_dims,
+                      inserted_window_dims=dims.collapsed_slice_dims, input_batching_dims=dims.operand_batching_dims,
+                      scatter_indices_batching_dims=dims.start_indices_batching_dims,
+                      scatter_dims_to_operand_dims=dims.start_index_map, index_vector_dim=dims.index_vector_dim,
+                      combiner="add"), None
+
+
+@vjp(sh.scatter, adjoint="by its body: add passes x̄ = ȳ and ū = ȳ gathered at each in-bounds window; set routes ȳ "
+     "to the update that won (the last, found by scattering update ids) and x̄ = ȳ where nothing was written")
+def _stablehlo_scatter(op: Op, ct: Value) -> Cotangents:
+    combiner = op["combiner"]
+    if combiner not in ("add", "set") or len(op.operands) != 3:
+        raise TenzrError("'stablehlo.scatter' op has a gradient rule for one operand scattered by add or set; this "
+                         "one has another body or several operands", op.location)
+    sx, _, su = op.specs
+    if sx.size == 0 or su.size == 0:
+        return ct, None, sh.zeros(su)
+    dims: ScatterDims = op["scatter_dimension_numbers"]
+    indices = _as_i32(op.operands[1])
+    window = iter(su.shape[d] for d in dims.update_window_dims)
+    unit = {*dims.inserted_window_dims, *dims.input_batching_dims}
+    sizes = [1 if d in unit else next(window) for d in range(sx.rank)]
+    gather_dims = dict(offset_dims=dims.update_window_dims, collapsed_slice_dims=dims.inserted_window_dims,
+                       operand_batching_dims=dims.input_batching_dims,
+                       start_indices_batching_dims=dims.scatter_indices_batching_dims,
+                       start_index_map=dims.scatter_dims_to_operand_dims, index_vector_dim=dims.index_vector_dim,
+                       slice_sizes=sizes)
+    ct_at = sh.gather(ct, indices, **gather_dims)  # ȳ at each update element's position
+    if combiner == "set":
+        ids = sh.spec(indices).with_shape(su.shape)
+        numbered = sh.add(sh.reshape(sh.iota(ids.with_shape((su.size,)), 0), su.shape), sh.full(ids, 1))
+        written = sh.scatter(sh.zeros(sx.with_dtype(ids.dtype)), indices, numbered, **dims._asdict(), combiner="max")
+        dx = sh.select(sh.compare(written, sh.zeros(sh.spec(written)), "EQ"), ct, sh.zeros(sx))
+        won = sh.compare(sh.gather(written, indices, **gather_dims), numbered, "EQ")
+        return dx, None, sh.select(won, ct_at, sh.zeros(su))
+    inside = starts_inside(indices, dims.index_vector_dim, dims.scatter_dims_to_operand_dims,
+                           start_limits(sx.shape, sizes))
+    scatter_dims = [d for d in range(su.rank) if d not in dims.update_window_dims]
+    return ct, None, sh.select(sh.broadcast_in_dim(inside, su.shape, scatter_dims), ct_at, sh.zeros(su))

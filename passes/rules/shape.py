@@ -90,13 +90,21 @@ def _broadcast_in_dim(op: Op, ct: Value) -> Cotangents:
     return (sh.reshape(reduced, x.shape),)
 
 
+def unpad(ct: Value, low: Sequence[int], high: Sequence[int], interior: Sequence[int]) -> Value:
+    """The transpose of a pad: ȳ with the edge padding undone (pad by its negation: crops, or
+    zero-fills negative pads), then every (interior + 1)-th element."""
+    rank = len(low)
+    unpadded = ct
+    if any(low) or any(high):
+        zero = sh.zeros(TensorSpec((), sh.spec(ct).dtype))
+        unpadded = sh.pad(ct, zero, [-lo for lo in low], [-hi for hi in high], [0] * rank)
+    return sh.slice_(unpadded, [0] * rank, sh.spec(unpadded).shape, [i + 1 for i in interior])
+
+
 def _pad_cotangent(op: Op, ct: Value, low: Sequence[int], high: Sequence[int], interior: Sequence[int]) -> Cotangents:
-    """x̄: ȳ with the edge padding undone (pad by its negation: crops, or zero-fills negative
-    pads), then every (interior + 1)-th element; pad_valuē = sum(ȳ) - sum(x̄)."""
+    """x̄ = unpad(ȳ); pad_valuē = sum(ȳ) - sum(x̄)."""
     x = op.specs[0]
-    zero = sh.zeros(TensorSpec((), x.dtype))
-    unpadded = sh.pad(ct, zero, [-lo for lo in low], [-hi for hi in high], [0] * x.rank)
-    dx = sh.slice_(unpadded, [0] * x.rank, sh.spec(unpadded).shape, [i + 1 for i in interior])
+    dx = unpad(ct, low, high, interior)
     dvalue = None
     if op.wants(1):
         all_dims = tuple(range(x.rank))
@@ -114,15 +122,20 @@ def _stablehlo_pad(op: Op, ct: Value) -> Cotangents:
     return _pad_cotangent(op, ct, op["edge_padding_low"], op["edge_padding_high"], op["interior_padding"])
 
 
-def _slice_cotangent(op: Op, ct: Value, start: Sequence[int], step: Sequence[int]) -> Cotangents:
-    """ȳ padded with zeros back into place, interior step - 1."""
-    x = op.specs[0]
+def unslice(ct: Value, shape: Sequence[int], start: Sequence[int], step: Sequence[int]) -> Value:
+    """The transpose of a slice of an array of `shape`: ȳ padded with zeros back into place,
+    interior step - 1."""
     low, high = [], []
-    for b, n, s, d in zip(start, op.result.shape, step, x.shape, strict=True):
+    out = sh.spec(ct).shape
+    for b, n, s, d in zip(start, out, step, shape, strict=True):
         low.append(b)
         high.append(d - (b + (n - 1) * s + 1) if n else d - b)
-    interior = [s - 1 if n > 1 else 0 for s, n in zip(step, op.result.shape, strict=True)]
-    return (sh.pad(ct, sh.zeros(TensorSpec((), x.dtype)), low, high, interior),)
+    interior = [s - 1 if n > 1 else 0 for s, n in zip(step, out, strict=True)]
+    return sh.pad(ct, sh.zeros(TensorSpec((), sh.spec(ct).dtype)), low, high, interior)
+
+
+def _slice_cotangent(op: Op, ct: Value, start: Sequence[int], step: Sequence[int]) -> Cotangents:
+    return (unslice(ct, op.specs[0].shape, start, step),)
 
 
 @vjp(T.slice_, adjoint="x̄ = pad(ȳ, 0) back into place, interior step - 1")

@@ -19,10 +19,10 @@ from tenzr.targets import Target
 
 LOWERING_PIPELINE = ("builtin.module(convert-tenzr-to-stablehlo,func.func(chlo-legalize-to-stablehlo),"
                      "tenzr-expand-math,tenzr-fold-empty-contractions,tenzr-split-grouped-convolutions,tenzr-im2col,tenzr-reverse-before-strided-slice,"
-                     "tenzr-split-reductions,tenzr-sort-rows,canonicalize,cse)")
+                     "tenzr-split-reductions,tenzr-sort-rows,tenzr-bound-indices,tenzr-split-scatter-windows,canonicalize,cse)")
 """Lowering (CHLO's ops, as JAX exports them, become StableHLO too), then the forms IREE
-compiles well and the workarounds of its bugs (each a pass with its own lit test), then
-MLIR's cleanups."""
+compiles well and the workarounds of its bugs and departures from StableHLO's semantics
+(each a pass with its own lit test), then MLIR's cleanups."""
 TARGET_PIPELINES = {"cpu": "builtin.module(tenzr-tile-heavy-results,tenzr-mark-in-place)",
                     "vulkan": "builtin.module(tenzr-widen-boundary)"}
 """What each target's IREE needs after that (Vulkan's only on its portable target)."""

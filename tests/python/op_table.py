@@ -402,6 +402,21 @@ def _sh_index(value: int):
     return sh.constant(value, TensorSpec((), "i32"))
 
 
+def _sh_indices(values):
+    from tenzr.passes import stablehlo as sh
+
+    values = np.array(values, np.int32)
+    return sh.constant(values, TensorSpec(values.shape, "i32"))
+
+
+def _window(dims, strides=None, padding=None, base=None, dilation=None):
+    from tenzr.passes import stablehlo as sh
+
+    ones = (1,) * len(dims)
+    return sh.Window(tuple(dims), tuple(strides or ones), tuple(padding or ((0, 0),) * len(dims)), tuple(base or ones),
+                     tuple(dilation or ones))
+
+
 def _unary_builder(fn):
     return lambda a: fn(a[0])
 
@@ -457,6 +472,46 @@ def stablehlo_rows() -> list[Row]:
         Row("sh.convolution_grouped_lhs_dilated", lambda a: sh.convolution(
             a[0], a[1], sh.ConvLayout.channels_first(1), strides=[1], padding_low=[1], padding_high=[2],
             lhs_dilation=[2], rhs_dilation=[1], feature_group_count=2), [randn("cgx", 1, 4, 5), randn("cgw", 6, 2, 3)]),
+        # gathers as JAX writes x[idx], x[:, idx] and take_along_axis (batching dims); starts out
+        # of range clamp
+        Row("sh.gather_rows", lambda a: sh.gather(
+            a[0], _sh_indices([[2], [0], [2], [7]]), offset_dims=[1], collapsed_slice_dims=[0], start_index_map=[0],
+            index_vector_dim=1, slice_sizes=[1, 4]), [randn("gr", 3, 4)]),
+        Row("sh.gather_windows", lambda a: sh.gather(
+            a[0], _sh_indices([[1, 0], [-1, 2], [0, 3]]), offset_dims=[1, 2], collapsed_slice_dims=[],
+            start_index_map=[0, 1], index_vector_dim=1, slice_sizes=[2, 2]), [randn("gw", 3, 4)]),
+        Row("sh.gather_batched", lambda a: sh.gather(
+            a[0], _sh_indices([[[1], [1], [0]], [[3], [2], [3]]]), offset_dims=[], collapsed_slice_dims=[1],
+            operand_batching_dims=[0], start_indices_batching_dims=[0], start_index_map=[1], index_vector_dim=2,
+            slice_sizes=[1, 1]), [randn("gb", 2, 4)]),
+        # scatters as JAX writes x.at[idx].add / .set: duplicates, and a window out of range (dropped)
+        Row("sh.scatter_add", lambda a: sh.scatter(
+            a[0], _sh_indices([[1], [1], [5], [0]]), a[1], update_window_dims=[1], inserted_window_dims=[0],
+            scatter_dims_to_operand_dims=[0], index_vector_dim=1, combiner="add"),
+            [randn("sa", 3, 2), randn("sb", 4, 2)]),
+        Row("sh.scatter_set", lambda a: sh.scatter(
+            a[0], _sh_indices([[2], [0], [2], [9]]), a[1], update_window_dims=[1], inserted_window_dims=[0],
+            scatter_dims_to_operand_dims=[0], index_vector_dim=1, combiner="set"),
+            [randn("ss", 3, 2), randn("st", 4, 2)]),
+        Row("sh.scatter_set_batched", lambda a: sh.scatter(
+            a[0], _sh_indices([[[1], [1]], [[0], [2]]]), a[1], update_window_dims=[], inserted_window_dims=[1],
+            input_batching_dims=[0], scatter_indices_batching_dims=[0], scatter_dims_to_operand_dims=[1],
+            index_vector_dim=2, combiner="set"), [randn("sbt", 2, 3), randn("sbu", 2, 2)]),
+        # windows: pooling, cumulative sums and products (with zeros), dilations, an active init
+        Row("sh.reduce_window_sum_padded_strided", lambda a: sh.reduce_window(
+            a[0], 0, _window((1, 3, 2), (1, 2, 1), ((0, 0), (1, 1), (0, 1))), "add"), [randn("rws", 2, 5, 3)]),
+        Row("sh.reduce_window_sum_dilated", lambda a: sh.reduce_window(
+            a[0], 0, _window((2, 2), (1, 2), ((1, 0), (0, 2)), base=(2, 1), dilation=(1, 2)), "add"),
+            [randn("rwd", 3, 5)]),
+        Row("sh.reduce_window_sum_init", lambda a: sh.reduce_window(
+            a[0], a[1], _window((3,), padding=((2, 1),)), "add"), [randn("rwi", 4), np.array(0.7, f32)]),
+        Row("sh.reduce_window_max_pool", lambda a: sh.reduce_window(
+            a[0], -np.inf, _window((1, 2, 2), (1, 2, 1), ((0, 0), (0, 1), (1, 0))), "max"), [randn("rwm", 2, 4, 3)]),
+        Row("sh.reduce_window_min_overlapping", lambda a: sh.reduce_window(
+            a[0], np.inf, _window((3,), (1,), ((1, 1),)), "min"), [randn("rwn", 6)]),
+        Row("sh.reduce_window_cumprod_zeros", lambda a: sh.reduce_window(
+            a[0], 1, _window((1, 4), padding=((0, 0), (3, 0))), "multiply"),
+            [randn("rwp", 2, 4) * np.array([[1, 0, 1, 1], [0, 1, 0, 1]], f32)]),
         Row("sh.tan", lambda a: sh.tan(a[0]), [randn("tan", 2, 3) * 0.5]),
         Row("sh.atan2", lambda a: sh.atan2(a[0], a[1]), [randn("at2y", 2, 3), randn("at2x", 2, 3)]),
         Row("sh.cbrt", lambda a: sh.cbrt(a[0]), [positive("cbrt", 2, 3)]),

@@ -1,0 +1,160 @@
+// StableHLO and CHLO as JAX exports them (jax.jit(f).lower(...).as_text()): tenzr-grad
+// differentiates them with their own rules.
+// RUN: tenzr-opt %s --tenzr-grad=mode=vjp | filecheck %s
+
+// x[idx] as JAX exports it. x̄ is a scatter-add of ȳ at the starts, clamped first as the
+// gather clamps them (a scatter would drop them instead).
+// CHECK-LABEL: func.func @gather_vjp
+// CHECK: %[[STARTS:.*]] = stablehlo.clamp %{{.*}}, %arg1, %{{.*}} : tensor<5x1xi32>
+// CHECK: %[[ZERO:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<3x4xf32>
+// CHECK: %[[DX:.*]] = "stablehlo.scatter"(%[[ZERO]], %[[STARTS]], %arg2)
+// CHECK-SAME: update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1
+// CHECK: stablehlo.add
+// CHECK: return %{{.*}}, %[[DX]]
+func.func @gather(%x: tensor<3x4xf32>, %i: tensor<5x1xi32>) -> tensor<5x4xf32> {
+  %0 = "stablehlo.gather"(%x, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 4>}> : (tensor<3x4xf32>, tensor<5x1xi32>) -> tensor<5x4xf32>
+  return %0 : tensor<5x4xf32>
+}
+
+// take_along_axis as JAX exports it, with batching dims: the scatter keeps them.
+// CHECK-LABEL: func.func @take_along_axis_vjp
+// CHECK: "stablehlo.scatter"
+// CHECK-SAME: inserted_window_dims = [1], input_batching_dims = [0], scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 2
+func.func @take_along_axis(%x: tensor<3x4xf32>, %i: tensor<3x2x1xi32>) -> tensor<3x2xf32> {
+  %0 = "stablehlo.gather"(%x, %i) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [1], index_vector_dim = 2>, indices_are_sorted = false, slice_sizes = array<i64: 1, 1>}> : (tensor<3x4xf32>, tensor<3x2x1xi32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// x.at[idx].add(u): x̄ = ȳ; ū = ȳ gathered at each window, zero where the scatter dropped it.
+// CHECK-LABEL: func.func @scatter_add_vjp
+// CHECK: %[[AT:.*]] = "stablehlo.gather"(%arg3, %arg1)
+// CHECK: %[[INSIDE:.*]] = stablehlo.reduce(%{{.*}} init: %{{.*}}) applies stablehlo.and
+// CHECK: %[[KEEP:.*]] = stablehlo.broadcast_in_dim %[[INSIDE]]
+// CHECK: %[[DU:.*]] = stablehlo.select %[[KEEP]], %[[AT]], %{{.*}}
+// CHECK: return %{{.*}}, %arg3, %[[DU]]
+func.func @scatter_add(%x: tensor<3x4xf32>, %i: tensor<2x1xi32>, %u: tensor<2x4xf32>) -> tensor<3x4xf32> {
+  %0 = "stablehlo.scatter"(%x, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<3x4xf32>, tensor<2x1xi32>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// x.at[idx].set(u): update ids 1..N scattered by max find the update that won each
+// element; x̄ = ȳ where nothing was written, ū = ȳ where an update won.
+// CHECK-LABEL: func.func @scatter_set_vjp
+// CHECK: %[[AT:.*]] = "stablehlo.gather"(%arg3, %arg1)
+// CHECK: %[[IOTA:.*]] = stablehlo.iota dim = 0 : tensor<8xi32>
+// CHECK: %[[IDS:.*]] = stablehlo.add
+// CHECK: %[[WON:.*]] = "stablehlo.scatter"(%{{.*}}, %arg1, %[[IDS]])
+// CHECK: stablehlo.maximum
+// CHECK: %[[UNWRITTEN:.*]] = stablehlo.compare EQ, %[[WON]], %{{.*}}
+// CHECK: %[[DX:.*]] = stablehlo.select %[[UNWRITTEN]], %arg3, %{{.*}}
+// CHECK: %[[MINE:.*]] = "stablehlo.gather"(%[[WON]], %arg1)
+// CHECK: %[[MATCH:.*]] = stablehlo.compare EQ, %[[MINE]], %[[IDS]]
+// CHECK: %[[DU:.*]] = stablehlo.select %[[MATCH]], %[[AT]], %{{.*}}
+// CHECK: return %{{.*}}, %[[DX]], %[[DU]]
+func.func @scatter_set(%x: tensor<3x4xf32>, %i: tensor<2x1xi32>, %u: tensor<2x4xf32>) -> tensor<3x4xf32> {
+  %0 = "stablehlo.scatter"(%x, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    stablehlo.return %b : tensor<f32>
+  }) : (tensor<3x4xf32>, tensor<2x1xi32>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// jnp.cumsum: a window sum's transpose pads ȳ by the window's reach and sums windows
+// again (here a reverse cumulative sum).
+// CHECK-LABEL: func.func @cumsum_vjp
+// CHECK: %[[P:.*]] = stablehlo.pad %arg1, %{{.*}}, low = [0, 0], high = [0, 3], interior = [0, 0] : (tensor<3x4xf32>, tensor<f32>) -> tensor<3x7xf32>
+// CHECK: %[[DX:.*]] = "stablehlo.reduce_window"(%[[P]], %{{.*}})
+// CHECK-SAME: window_dimensions = array<i64: 1, 4>, window_strides = array<i64: 1, 1>
+// CHECK: stablehlo.add
+// CHECK: return %{{.*}}, %[[DX]]
+func.func @cumsum(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %z = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %0 = "stablehlo.reduce_window"(%x, %z) <{padding = dense<[[0, 0], [3, 0]]> : tensor<2x2xi64>, window_dimensions = array<i64: 1, 4>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<3x4xf32>, tensor<f32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// 2x2 max pooling: one strided slice per window position, compared with the result; ȳ
+// goes to the first match only (as select_and_scatter), padded back into place.
+// CHECK-LABEL: func.func @max_pool_vjp
+// CHECK: %[[FIRST:.*]] = stablehlo.slice %arg0 [0:1, 0:3:2, 0:3:2, 0:2]
+// CHECK: %[[HIT0:.*]] = stablehlo.compare EQ, %[[FIRST]], %[[Y:.*]], FLOAT
+// CHECK: %[[SECOND:.*]] = stablehlo.slice %arg0 [0:1, 0:3:2, 1:4:2, 0:2]
+// CHECK: %[[MATCH:.*]] = stablehlo.compare EQ, %[[SECOND]], %[[Y]], FLOAT
+// CHECK: %[[FREE:.*]] = stablehlo.not %[[HIT0]]
+// CHECK: %[[HIT1:.*]] = stablehlo.and %[[MATCH]], %[[FREE]]
+// CHECK: stablehlo.select %[[HIT1]], %arg1, %{{.*}}
+// CHECK: stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 0, 1, 0], high = [0, 1, 0, 0], interior = [0, 1, 1, 0]
+// CHECK-COUNT-2: stablehlo.slice %arg0
+// CHECK: return
+func.func @max_pool(%x: tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32> {
+  %init = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %0 = "stablehlo.reduce_window"(%x, %init) <{window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %m = stablehlo.maximum %a, %b : tensor<f32>
+    stablehlo.return %m : tensor<f32>
+  }) : (tensor<1x4x4x2xf32>, tensor<f32>) -> tensor<1x2x2x2xf32>
+  return %0 : tensor<1x2x2x2xf32>
+}
+
+// jnp.cumprod, exact with zeros: windows without zeros give ȳ·y/x, a window with one
+// zero gives that zero the product of the rest.
+// CHECK-LABEL: func.func @cumprod_vjp
+// CHECK: %[[ISZERO:.*]] = stablehlo.compare EQ, %arg0, %{{.*}}, FLOAT
+// CHECK: %[[NONZERO:.*]] = stablehlo.select %[[ISZERO]], %{{.*}}, %arg0
+// CHECK: "stablehlo.reduce_window"(%[[NONZERO]]
+// CHECK: stablehlo.multiply
+// CHECK: %[[ZEROS:.*]] = stablehlo.convert %[[ISZERO]]
+// CHECK: "stablehlo.reduce_window"(%[[ZEROS]]
+// CHECK: %[[ONE_ZERO:.*]] = "stablehlo.reduce_window"
+// CHECK: %[[NO_ZERO:.*]] = "stablehlo.reduce_window"
+// CHECK: %[[DIVIDED:.*]] = stablehlo.divide %[[NO_ZERO]], %[[NONZERO]]
+// CHECK: %[[DX:.*]] = stablehlo.select %[[ISZERO]], %[[ONE_ZERO]], %[[DIVIDED]]
+// CHECK: return %{{.*}}, %[[DX]]
+func.func @cumprod(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %one = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+  %0 = "stablehlo.reduce_window"(%x, %one) <{padding = dense<[[2, 0]]> : tensor<1x2xi64>, window_dimensions = array<i64: 3>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %m = stablehlo.multiply %a, %b : tensor<f32>
+    stablehlo.return %m : tensor<f32>
+  }) : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// A sort with its own comparator: the same comparator (two unused arguments added)
+// sorts an iota beside the operand, and ȳ is scattered back through that permutation.
+// CHECK-LABEL: func.func @sort_vjp
+// CHECK: %[[IOTA:.*]] = stablehlo.iota dim = 1 : tensor<3x4xi32>
+// CHECK: %[[SORTED:.*]]:2 = "stablehlo.sort"(%arg0, %[[IOTA]])
+// CHECK: ^bb0(%[[A:.*]]: tensor<f32>, %[[B:.*]]: tensor<f32>, %{{.*}}: tensor<i32>, %{{.*}}: tensor<i32>):
+// CHECK: stablehlo.compare LT, %[[A]], %[[B]], TOTALORDER
+// CHECK: %[[P:.*]] = stablehlo.reshape %[[SORTED]]#1
+// CHECK: "stablehlo.scatter"
+// CHECK-SAME: inserted_window_dims = [0, 1], scatter_dims_to_operand_dims = [0, 1], index_vector_dim = 2
+func.func @sort(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %0 = "stablehlo.sort"(%x) <{dimension = 1 : i64, is_stable = true}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %lt = stablehlo.compare LT, %a, %b, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// lax.top_k: ȳ of the values scattered back to their indices.
+// CHECK-LABEL: func.func @top_k_vjp
+// CHECK: %[[VALUES:.*]], %[[INDICES:.*]] = chlo.top_k(%arg0, k = 2)
+// CHECK: %[[I:.*]] = stablehlo.reshape %[[INDICES]] : (tensor<3x2xi32>) -> tensor<3x2x1xi32>
+// CHECK: %[[T:.*]] = stablehlo.concatenate %{{.*}}, %[[I]], dim = 2
+// CHECK: %[[DX:.*]] = "stablehlo.scatter"(%{{.*}}, %[[T]], %arg1)
+// CHECK: return %[[VALUES]], %[[DX]]
+func.func @top_k(%x: tensor<3x5xf32>) -> tensor<3x2xf32> {
+  %values, %indices = chlo.top_k(%x, k = 2) : tensor<3x5xf32> -> (tensor<3x2xf32>, tensor<3x2xi32>)
+  return %values : tensor<3x2xf32>
+}
