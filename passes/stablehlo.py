@@ -473,6 +473,27 @@ def reduce_window(x: Value, init: Value | float | int, window: Window, combiner:
     return op.result
 
 
+@builds("stablehlo.select_and_scatter")
+def select_and_scatter_add(x: Value, source: Value, init: Value | float, window: Window, direction: str) -> Value:
+    """init plus, at each element of `x`, the `source` elements (one per window) whose window
+    selects it: the first element e of the window such that `compare(e, later, direction)` holds
+    for each later one (GE: the first maximum). The window has no dilations."""
+    s = spec(x)
+    if not isinstance(init, ir.Value):
+        init = constant(init, TensorSpec((), s.dtype))
+    attributes = window.attributes()
+    op = create("stablehlo.select_and_scatter", [s], [x, source, init], {
+        name: attributes[name] for name in ("window_dimensions", "window_strides", "padding")}, regions=2)
+    scalar = ir_type(TensorSpec((), s.dtype))
+    select = op.regions[0].blocks.append(scalar, scalar)
+    with ir.InsertionPoint(select):
+        _return(compare(select.arguments[0], select.arguments[1], direction))
+    scatter = op.regions[1].blocks.append(scalar, scalar)
+    with ir.InsertionPoint(scatter):
+        _return(add(scatter.arguments[0], scatter.arguments[1]))
+    return op.result
+
+
 @builds("stablehlo.scatter")
 def scatter(x: Value, indices: Value, updates: Value, *, update_window_dims: Sequence[int],
             inserted_window_dims: Sequence[int], scatter_dims_to_operand_dims: Sequence[int],

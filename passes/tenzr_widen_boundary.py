@@ -1,5 +1,5 @@
-"""`tenzr-widen-boundary`: 1- and 2-byte arguments and results cross a function's boundary
-widened (IREE's portable Vulkan target).
+"""`tenzr-widen-boundary`: 1- and 2-byte arguments and results cross a public function's
+boundary widened (IREE's portable Vulkan target).
 
 IREE's portable Vulkan target stores everything in 32-bit words; buffers of 1- and 2-byte
 elements at a function's boundary come out wrong on lavapipe (bools of 3, 5 or 6 elements,
@@ -43,9 +43,15 @@ def _widen(func: ir.Operation) -> None:
     add_reflection(func, {"tenzr.args": ",".join(arg_dtypes), "tenzr.results": ",".join(result_dtypes)})
 
 
+def _is_private(func: ir.Operation) -> bool:
+    visibility = func.attributes["sym_visibility"] if "sym_visibility" in func.attributes else None
+    return visibility is not None and ir.StringAttr(visibility).value == "private"
+
+
 def widen_boundary(module: ir.Operation) -> None:
+    """Widens the public functions' boundaries (private ones, called inside, keep theirs)."""
     for func in functions(module).values():
-        if func.regions[0].blocks:
+        if func.regions[0].blocks and not _is_private(func):
             _widen(func)
 
 

@@ -7,8 +7,10 @@ strings as such, StableHLO's enums their names, dot dimension numbers a `DotDims
 convolution ones an `sh.ConvLayout`, gather and scatter ones a `GatherDims` or
 `ScatterDims`; a reduce's, scatter's or reduce_window's body is its `combiner`, a name in
 `sh.COMBINERS` or None, and a reduce_window's attributes are also its `window`, an
-`sh.Window`); other attributes stay MLIR attributes. A rule reads both kinds the same way
-(`op.operands`, `op.specs`, `op.result`, `op.out`, `op[name]`).
+`sh.Window`; a select_and_scatter has its `window`, its scatter body's `combiner` and its
+select body's comparison direction `select`); other attributes stay MLIR attributes. A
+rule reads both kinds the same way (`op.operands`, `op.specs`, `op.result`, `op.out`,
+`op[name]`).
 """
 
 from __future__ import annotations
@@ -112,10 +114,10 @@ def _decoded(operation: ir.Operation, name: str) -> Any:
         return None
 
 
-def _combiner(operation: ir.Operation) -> str | None:
+def _combiner(operation: ir.Operation, region: int = 0) -> str | None:
     """The name (in `sh.COMBINERS`) of the combiner a one-tensor reduce's or scatter's body
     is, if it is one: `add`, `max`, ... of its two arguments, or `set` (the second)."""
-    block = operation.regions[0].blocks[0]
+    block = operation.regions[region].blocks[0]
     body = [op.operation for op in block.operations]
     arguments = list(block.arguments)
     if len(arguments) != 2:
@@ -130,6 +132,18 @@ def _combiner(operation: ir.Operation) -> str | None:
 
 
 _COMBINED = {sh.reduce.op_name, sh.scatter.op_name, sh.reduce_window.op_name}
+
+
+def _selector(operation: ir.Operation) -> str | None:
+    """The direction (GE, GT, LE, LT) of a select_and_scatter's select body that compares its
+    two arguments in order, if it is one."""
+    block = operation.regions[0].blocks[0]
+    body = [op.operation for op in block.operations]
+    if len(body) != 2 or body[0].name != sh.compare.op_name or list(body[0].operands) != list(block.arguments) \
+            or list(body[1].operands) != [body[0].result]:
+        return None
+    direction = decode_attribute(body[0].attributes["comparison_direction"])
+    return direction if direction in ("GE", "GT", "LE", "LT") else None
 
 
 def _window(attrs: dict[str, Any], rank: int) -> sh.Window:
@@ -154,6 +168,8 @@ def view(operation: ir.Operation) -> Op:
     attrs = {name: _decoded(operation, name) for name in operation.attributes}
     if operation.name in _COMBINED:
         attrs["combiner"] = _combiner(operation)
-    if operation.name == sh.reduce_window.op_name:
+    if operation.name in (sh.reduce_window.op_name, sh.select_and_scatter_add.op_name):
         attrs["window"] = _window(attrs, len(specs[0].shape))
+    if operation.name == sh.select_and_scatter_add.op_name:
+        attrs["select"], attrs["combiner"] = _selector(operation), _combiner(operation, 1)
     return Op(None, operands, specs, attrs, results, operation.location, results, outputs, operation=operation)

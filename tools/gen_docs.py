@@ -23,7 +23,7 @@ from tenzr.dialect.functions import build_function, new_module
 from tenzr.dialect.opdef import REQUIRED, OpDef, PerDim, dense_constant
 from tenzr.passes import PASSES
 from tenzr.passes.registry import option_help
-from tenzr.passes.rules import ADJOINTS
+from tenzr.passes.rules import ADJOINTS, NO_DERIVATIVE, VJP_RULES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -121,7 +121,21 @@ def dialect_md() -> str:
         if opdef.attrs:
             out += ["| attribute | type | default |", "|---|---|---|", *(_attr_row(a) for a in opdef.attrs), ""]
         out += ["```mlir", _example(opdef), "```", ""]
-    return "\n".join(out)
+    return "\n".join(out + _imported_ops())
+
+
+def _imported_ops() -> list[str]:
+    """The StableHLO and CHLO ops tenzr-grad differentiates: those of its own output (so a
+    gradient can be differentiated again) and of imported modules (JAX's exports)."""
+    names = sorted(n for n in VJP_RULES if n not in T.OPS and n != "func.call")
+    out = ["## StableHLO and CHLO", "",
+           "`tenzr-grad` differentiates these too, wherever they appear: in its own output (so a gradient can be "
+           "differentiated again) and in imported modules such as `jax.jit(f).lower(...).as_text()`.", "",
+           "| op | adjoint |", "|---|---|"]
+    for name in names:
+        adjoint = "none (contributes zero)" if VJP_RULES[name] is NO_DERIVATIVE else ADJOINTS[name]
+        out.append(f"| `{name}` | {adjoint.replace('|', '¦')} |")
+    return [*out, ""]
 
 
 def passes_md() -> str:

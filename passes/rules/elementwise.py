@@ -106,9 +106,10 @@ def _pow(op: Op, ct: Value) -> Cotangents:
     x, y = broadcast_operands(op)
     zero = sh.zeros(sh.spec(ct))
     dx = dy = None
-    if op.wants(0):  # y·x^(y-1), 0 where y = 0 (so 0^0 stays finite)
-        slope = sh.multiply(y, sh.power(x, sh.subtract(y, _scalar(1, y))))
-        dx = sh.multiply(ct, sh.select(sh.compare(y, zero, "EQ"), zero, slope))
+    if op.wants(0):  # y·x^(y-1), 0 where y = 0: the exponent is 1 there (so 0^-1 never appears, nor in the
+        # derivative of this, where a select would pass it a zero cotangent times infinity)
+        exponent = sh.select(sh.compare(y, zero, "EQ"), _scalar(1, y), sh.subtract(y, _scalar(1, y)))
+        dx = sh.multiply(ct, sh.multiply(y, sh.power(x, exponent)))
     if op.wants(1):  # log(x)·x^y, with log(0) read as 0
         safe_x = sh.select(sh.compare(x, zero, "EQ"), _scalar(1, x), x)
         dy = sh.multiply(ct, sh.multiply(sh.log(safe_x), op.out))

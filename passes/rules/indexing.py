@@ -343,18 +343,20 @@ def _stablehlo_gather(op: Op, ct: Value) -> Cotangents:
                       combiner="add"), None
 
 
-@vjp(sh.scatter, adjoint="by its body: add passes x̄ = ȳ and ū = ȳ gathered at each in-bounds window; set routes ȳ "
-     "to the update that won (the last, found by scattering update ids) and x̄ = ȳ where nothing was written")
+@vjp(sh.scatter, adjoint="by its body: add passes x̄ = ȳ and ū = ȳ at each window that fit; set routes ȳ to "
+     "the update that won (the last, found by scattering update ids) and x̄ = ȳ where nothing was written; "
+     "multiply gives x̄ = ȳ·∏u and ū = ȳ·x·(the product of the others there), exact with zeros; max and min "
+     "split ȳ evenly among the operand and the updates equal to the result (as JAX)")
 def _stablehlo_scatter(op: Op, ct: Value) -> Cotangents:
     combiner = op["combiner"]
-    if combiner not in ("add", "set") or len(op.operands) != 3:
-        raise TenzrError("'stablehlo.scatter' op has a gradient rule for one operand scattered by add or set; this "
-                         "one has another body or several operands", op.location)
+    if combiner not in ("add", "set", "multiply", "max", "min") or len(op.operands) != 3:
+        raise TenzrError("'stablehlo.scatter' op has a gradient rule for one operand scattered by add, set, "
+                         "multiply, max or min; this one has another body or several operands", op.location)
     sx, _, su = op.specs
     if sx.size == 0 or su.size == 0:
         return ct, None, sh.zeros(su)
     dims: ScatterDims = op["scatter_dimension_numbers"]
-    indices = _as_i32(op.operands[1])
+    x, indices, updates = op.operands[0], _as_i32(op.operands[1]), op.operands[2]
     window = iter(su.shape[d] for d in dims.update_window_dims)
     unit = {*dims.inserted_window_dims, *dims.input_batching_dims}
     sizes = [1 if d in unit else next(window) for d in range(sx.rank)]
@@ -363,15 +365,43 @@ def _stablehlo_scatter(op: Op, ct: Value) -> Cotangents:
                        start_indices_batching_dims=dims.scatter_indices_batching_dims,
                        start_index_map=dims.scatter_dims_to_operand_dims, index_vector_dim=dims.index_vector_dim,
                        slice_sizes=sizes)
-    ct_at = sh.gather(ct, indices, **gather_dims)  # ȳ at each update element's position
+
+    def at_updates(v: Value) -> Value:  # v (of the operand's shape) at each update element's position
+        return sh.gather(v, indices, **gather_dims)
+
+    def scattered(into: Value, values: Value, how: str) -> Value:
+        return sh.scatter(into, indices, values, **dims._asdict(), combiner=how)
+
+    zero_u = sh.zeros(su)
     if combiner == "set":
         ids = sh.spec(indices).with_shape(su.shape)
         numbered = sh.add(sh.reshape(sh.iota(ids.with_shape((su.size,)), 0), su.shape), sh.full(ids, 1))
-        written = sh.scatter(sh.zeros(sx.with_dtype(ids.dtype)), indices, numbered, **dims._asdict(), combiner="max")
+        written = scattered(sh.zeros(sx.with_dtype(ids.dtype)), numbered, "max")
         dx = sh.select(sh.compare(written, sh.zeros(sh.spec(written)), "EQ"), ct, sh.zeros(sx))
-        won = sh.compare(sh.gather(written, indices, **gather_dims), numbered, "EQ")
-        return dx, None, sh.select(won, ct_at, sh.zeros(su))
+        won = sh.compare(at_updates(written), numbered, "EQ")
+        return dx, None, sh.select(won, at_updates(ct), zero_u)
     inside = starts_inside(indices, dims.index_vector_dim, dims.scatter_dims_to_operand_dims,
                            start_limits(sx.shape, sizes))
     scatter_dims = [d for d in range(su.rank) if d not in dims.update_window_dims]
-    return ct, None, sh.select(sh.broadcast_in_dim(inside, su.shape, scatter_dims), ct_at, sh.zeros(su))
+    inside = sh.broadcast_in_dim(inside, su.shape, scatter_dims)
+    if combiner == "add":
+        return ct, None, sh.select(inside, at_updates(ct), zero_u)
+    if combiner == "multiply":
+        one_u = sh.full(su, 1)
+        is_zero = sh.compare(updates, zero_u, "EQ")
+        nonzero = sh.select(is_zero, one_u, updates)
+        dx = sh.multiply(ct, scattered(sh.full(sx, 1), sh.select(inside, updates, one_u), "multiply"))
+        others = at_updates(scattered(sh.full(sx, 1), sh.select(inside, nonzero, one_u), "multiply"))
+        zeros = at_updates(scattered(sh.zeros(sx), sh.convert(sh.and_(inside, is_zero), su.dtype), "add"))
+
+        def when(count: int, value: Value) -> Value:
+            return sh.select(sh.compare(zeros, sh.full(su, count), "EQ"), value, zero_u)
+
+        rest = sh.select(is_zero, when(1, others), when(0, sh.divide(others, nonzero)))
+        return dx, None, sh.select(inside, sh.multiply(at_updates(sh.multiply(ct, x)), rest), zero_u)
+    # max / min
+    won = sh.and_(inside, sh.compare(updates, at_updates(op.out), "EQ"))
+    kept = sh.compare(x, op.out, "EQ")
+    counts = sh.add(scattered(sh.zeros(sx), sh.convert(won, su.dtype), "add"), sh.convert(kept, sx.dtype))
+    share = sh.divide(ct, counts)
+    return sh.select(kept, share, sh.zeros(sx)), None, sh.select(won, at_updates(share), zero_u)

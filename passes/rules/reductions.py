@@ -8,13 +8,14 @@ import numpy as np
 
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
-from tenzr.dialect.ir_imports import Value
+from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.types import TensorSpec
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.rules import Cotangents, Lowering, lowers, vjp
 from tenzr.passes.rules.indexing import full_indices, identity_element, scatter_along
 from tenzr.passes.rules.shape import unpad, unslice
+from tenzr.passes.views import view
 
 # --------------------------------------------------------------------------- lowerings
 
@@ -101,22 +102,58 @@ def _reduce_sum(op: Op, ct: Value) -> Cotangents:
     return (_expand(op, ct),)
 
 
-@vjp(T.reduce_prod, adjoint='x̄ᵢ = ȳ·∏_{j≠i} xⱼ, exact with zeros')
+@vjp(T.reduce_prod, adjoint='x̄ᵢ = ȳ·∏_{j≠i} xⱼ, the products before and after i (exact with zeros, and '
+     'differentiable again)')
 def _reduce_prod(op: Op, ct: Value) -> Cotangents:
-    """x̄ᵢ = ȳ·∏_{j≠i} xⱼ without dividing by zero: with no zero, P/xᵢ; with exactly one
-    zero, the product of the nonzeros at that zero; with more, 0."""
+    """x̄ᵢ = ȳ·∏_{j≠i} xⱼ without dividing: the reduced dims flattened into one, whose
+    exclusive products are those of the elements before times those after."""
     x = op.operands[0]
     sx = op.specs[0]
     axes = _axes(op)
-    zero, one = sh.zeros(sx), sh.full(sx, 1)
-    is_zero = sh.compare(x, zero, "EQ")
-    nonzero = sh.select(is_zero, one, x)
-    product = _expand(op, sh.reshape(sh.reduce(nonzero, 1, axes, "multiply"), op.result.shape))
-    zeros = _expand(op, sh.reshape(sh.reduce(sh.convert(is_zero, sx.dtype), 0, axes, "add"), op.result.shape))
-    no_zero = sh.compare(zeros, zero, "EQ")
-    one_zero = sh.and_(sh.compare(zeros, one, "EQ"), is_zero)
-    grad = sh.select(no_zero, sh.divide(product, nonzero), sh.select(one_zero, product, zero))
-    return (sh.multiply(_expand(op, ct), grad),)
+    kept = [d for d in range(sx.rank) if d not in axes]
+    order = [*kept, *axes]
+    moved = sh.transpose(x, order)
+    moved_shape = sh.spec(moved).shape
+    flat = sh.reshape(moved, (*moved_shape[:len(kept)], int(np.prod([sx.shape[d] for d in axes]))))
+    others = sh.reshape(_products_of_the_others(flat), moved_shape)
+    back = sh.transpose(others, [order.index(d) for d in range(sx.rank)])
+    return (sh.multiply(_expand(op, ct), back),)
+
+
+def _shifted(v: Value, by: int) -> Value:
+    """v moved `by` places along its last dim (toward the end if positive, the start if
+    negative), ones filling in."""
+    s = sh.spec(v)
+    n, rank = s.shape[-1], s.rank
+    if abs(by) >= n:
+        return sh.full(s, 1)
+    start, limit = [0] * rank, list(s.shape)
+    low, high = [0] * rank, [0] * rank
+    if by > 0:
+        limit[-1], low[-1] = n - by, by
+    else:
+        start[-1], high[-1] = -by, -by
+    cut = sh.slice_(v, start, limit, [1] * rank)
+    return sh.pad(cut, sh.full(TensorSpec((), s.dtype), 1), low, high, [0] * rank)
+
+
+def _running_products(v: Value, direction: int) -> Value:
+    """Inclusive products along the last dim from its start (direction 1) or its end (-1),
+    in log₂(n) doubling steps."""
+    step = 1
+    while step < sh.spec(v).shape[-1]:
+        v = sh.multiply(v, _shifted(v, direction * step))
+        step *= 2
+    return v
+
+
+def _products_of_the_others(v: Value) -> Value:
+    """∏_{j≠i} v_j along the last dim: the running product before i times the one after
+    (no reverse: IREE 3.13 fails on a reverse of a pad of a slice, "'stream.yield' op used
+    resource not listed in explicit captures")."""
+    before = _shifted(_running_products(v, 1), 1)
+    after = _shifted(_running_products(v, -1), -1)
+    return sh.multiply(before, after)
 
 
 @vjp(T.reduce_max, T.reduce_min, adjoint='ȳ split evenly among the elements equal to the result (as JAX)')
@@ -139,12 +176,16 @@ def _sort(op: Op, ct: Value) -> Cotangents:
 
 
 @vjp(sh.reduce, adjoint="by its body: a sum as reduce_sum (initē = sum(ȳ)), a product as reduce_prod, a max or "
-     "min as reduce_max and reduce_min; the init of a product, max or min gets none")
-def _stablehlo_reduce(op: Op, ct: Value) -> Cotangents:
+     "min as reduce_max and reduce_min; the init of a product, max or min gets none. Several operands whose body "
+     "selects (as argmax, beside an iota): ȳ of each goes to the element at the selected index")
+def _stablehlo_reduce(op: Op, ct: Value | tuple[Value, ...]) -> Cotangents:
+    if len(op.operands) > 2:
+        return _selecting_reduce(op, ct if isinstance(ct, tuple) else (ct,))
+    assert not isinstance(ct, tuple)
     combiner = op["combiner"]
-    if combiner not in ("add", "multiply", "max", "min") or len(op.operands) != 2:
+    if combiner not in ("add", "multiply", "max", "min"):
         raise TenzrError("'stablehlo.reduce' op has a gradient rule for one operand reduced by add, multiply, max "
-                         "or min; this one has another body or several operands", op.location)
+                         "or min; this one has another body", op.location)
     if combiner == "add":
         (dx,) = _reduce_sum(op, ct)
         return dx, sh.reduce(ct, 0, tuple(range(op.result.rank)), "add") if op.wants(1) else None
@@ -153,6 +194,55 @@ def _stablehlo_reduce(op: Op, ct: Value) -> Cotangents:
                          op.location)
     (dx,) = (_reduce_prod if combiner == "multiply" else _reduce_extremum)(op, ct)
     return dx, None
+
+
+def _selecting_reduce(op: Op, cts: tuple[Value, ...]) -> Cotangents:
+    """A reduce of n operands over one dim whose body selects (each result k is
+    select(c, accumulator k, element k) or its swap) and one of whose operands is an iota
+    along that dim: the iota's result is the selected position, where ȳ goes."""
+    assert op.operation is not None
+    n = len(op.operands) // 2
+    dims = tuple(op["dimensions"])
+    position = next((j for j in range(n) if _is_iota_along(op.operands[j], dims)), None)
+    if len(dims) != 1 or position is None or not _body_selects(op.operation, n) \
+            or any(op.wants(n + j) for j in range(n)):
+        raise TenzrError("'stablehlo.reduce' op with several operands has a gradient rule when its body selects "
+                         "among them (as argmax's) over one dim, beside an iota along that dim; this one does not",
+                         op.location)
+    x = op.specs[0]
+    kept = [d for d in range(x.rank) if d not in dims]
+    iota, chosen = op.operands[position], op.operation.results[position]
+    at = sh.compare(iota, sh.broadcast_in_dim(chosen, x.shape, kept), "EQ")
+    grads: list[Value | None] = []
+    for k in range(n):
+        if not op.wants(k):
+            grads.append(None)
+            continue
+        spec = op.specs[k]
+        there = sh.and_(at, sh.compare(op.operands[k], sh.broadcast_in_dim(op.operation.results[k], x.shape, kept),
+                                       "EQ"))
+        grads.append(sh.select(there, sh.broadcast_in_dim(cts[k], x.shape, kept), sh.zeros(spec)))
+    return (*grads, *[None] * n)
+
+
+def _is_iota_along(value: Value, dims: tuple[int, ...]) -> bool:
+    producer = sh.producer(value)
+    return producer is not None and producer.name == sh.iota.op_name and len(dims) == 1 \
+        and view(producer)["iota_dimension"] == dims[0]
+
+
+def _body_selects(operation: ir.Operation, n: int) -> bool:
+    """Whether each result of the reduce's body is a select between accumulator k and element k."""
+    block = operation.regions[0].blocks[0]
+    arguments = list(block.arguments)
+    returned = list(list(block.operations)[-1].operands)
+    for k, value in enumerate(returned):
+        chooser = sh.producer(value)
+        if chooser is None or chooser.name != sh.select.op_name:
+            return False
+        if list(chooser.operands)[1:] not in ([arguments[k], arguments[k + n]], [arguments[k + n], arguments[k]]):
+            return False
+    return True
 
 
 def window_sum_transpose(ct: Value, shape: Sequence[int], window: sh.Window) -> Value:
@@ -172,7 +262,7 @@ def window_sum_transpose(ct: Value, shape: Sequence[int], window: sh.Window) -> 
 
 @vjp(sh.reduce_window, adjoint="by its body: a sum spreads ȳ back over each window (initē = ȳ summed, once per "
      "window and once per padded element); a max or min routes ȳ to the first extreme of each window "
-     "(as JAX's select_and_scatter); a product gives each element ȳ times the product of the rest of its window")
+     "(a select_and_scatter, as JAX); a product gives each element ȳ times the product of the rest of its window")
 def _stablehlo_reduce_window(op: Op, ct: Value) -> Cotangents:
     combiner, window = op["combiner"], op["window"]
     if combiner not in ("add", "multiply", "max", "min") or len(op.operands) != 2:
@@ -193,30 +283,91 @@ def _stablehlo_reduce_window(op: Op, ct: Value) -> Cotangents:
 
 
 def _window_extremum_vjp(op: Op, ct: Value) -> Value:
-    """ȳ of each window goes to its first element (in row-major window order) equal to the
-    result, as XLA's select_and_scatter picks it: one strided slice of the padded input per
-    window position, compared with the result."""
+    """As JAX: ȳ of each window goes to its first extreme element, by a select_and_scatter;
+    base dilations make holes of the init in the input, sliced off after. Window dilations
+    have no rule (nor in JAX)."""
     x, init = op.operands
     window = op["window"]
-    low, high = [lo for lo, _ in window.padding], [hi for _, hi in window.padding]
+    rank = len(window.dimensions)
+    if any(d != 1 for d in window.window_dilations):
+        raise TenzrError(f"'stablehlo.reduce_window' op: a {op['combiner']} reduction with window dilations has no "
+                         "gradient rule", op.location)
     holes = [b - 1 for b in window.base_dilations]
-    padded = sh.pad(x, init, low, high, holes)
-    shape, out = sh.spec(padded).shape, op.result.shape
-    none = sh.zeros(op.result)
-    offsets = list(np.ndindex(*window.dimensions))
-    taken = dpadded = None  # windows whose element is found; x̄ of the padded input
-    for i, offset in enumerate(offsets):
-        start = [k * d for k, d in zip(offset, window.window_dilations, strict=True)]
+    dilated = sh.pad(x, init, [0] * rank, [0] * rank, holes)
+    plain = sh.Window(window.dimensions, window.strides, window.padding, (1,) * rank, (1,) * rank)
+    routed = sh.select_and_scatter_add(dilated, ct, 0, plain, "GE" if op["combiner"] == "max" else "LE")
+    return sh.slice_(routed, [0] * rank, sh.spec(routed).shape, window.base_dilations)
+
+
+def window_choices(x: Value, window: sh.Window, direction: str) -> tuple[Value, list[tuple[list[int], Value]]]:
+    """Which element each window of `x` chooses, as select_and_scatter does (the padding is
+    never chosen; the first element e such that compare(e, later, direction) for each later
+    one): `x` padded, and for each window position, its start there and the i1 mask (of
+    the windows' shape) of the windows that choose it."""
+    sx = sh.spec(x)
+    rank = sx.rank
+    low, high = [lo for lo, _ in window.padding], [hi for _, hi in window.padding]
+    padded = sh.pad(x, sh.zeros(TensorSpec((), sx.dtype)), low, high, [0] * rank)
+    boolean = TensorSpec((), "i1")
+    valid = sh.pad(sh.full(sx.with_dtype("i1"), True), sh.full(boolean, False), low, high, [0] * rank)
+    out = window.output_shape(sx.shape)
+    position = TensorSpec(tuple(out), "i32")
+    starts, best, chosen, seen = [], None, None, None
+    for k, offset in enumerate(np.ndindex(*window.dimensions)):
+        start = list(offset)
         limit = [b + (n - 1) * s + 1 for b, n, s in zip(start, out, window.strides, strict=True)]
-        hit = sh.compare(sh.slice_(padded, start, limit, window.strides), op.out, "EQ")
-        if taken is not None:
-            hit = sh.and_(hit, sh.not_(taken))
-        if i + 1 < len(offsets):
-            taken = hit if taken is None else sh.or_(taken, hit)
-        routed = unslice(sh.select(hit, ct, none), shape, start, window.strides)
-        dpadded = routed if dpadded is None else sh.add(dpadded, routed)
-    assert dpadded is not None
-    return unpad(dpadded, low, high, holes)
+        value = sh.slice_(padded, start, limit, window.strides)
+        inside = sh.slice_(valid, start, limit, window.strides)
+        starts.append(start)
+        if best is None or chosen is None or seen is None:
+            best, chosen, seen = value, sh.zeros(position), inside
+            continue
+        take = sh.and_(inside, sh.or_(sh.not_(seen), sh.not_(sh.compare(best, value, direction))))
+        best = sh.select(take, value, best)
+        chosen = sh.select(take, sh.full(position, k), chosen)
+        seen = sh.or_(seen, inside)
+    assert chosen is not None and seen is not None
+    return padded, [(start, sh.and_(seen, sh.compare(chosen, sh.full(position, k), "EQ")))
+                    for k, start in enumerate(starts)]
+
+
+def expand_select_and_scatter(x: Value, source: Value, init: Value, window: sh.Window, direction: str) -> Value:
+    """select_and_scatter with an add body, from slices, selects and pads."""
+    padded, choices = window_choices(x, window, direction)
+    shape = sh.spec(padded).shape
+    none = sh.zeros(sh.spec(source))
+    total = None
+    for start, chosen in choices:
+        routed = unslice(sh.select(chosen, source, none), shape, start, window.strides)
+        total = routed if total is None else sh.add(total, routed)
+    assert total is not None
+    low, high = [lo for lo, _ in window.padding], [hi for _, hi in window.padding]
+    summed = unpad(total, low, high, [0] * len(low))
+    return sh.add(summed, sh.broadcast_in_dim(init, sh.spec(x).shape, []))
+
+
+@vjp(sh.select_and_scatter_add, adjoint="sourcē = ȳ at the element each window chose; initē = sum(ȳ); the "
+     "operand, which only chooses, gets none")
+def _select_and_scatter(op: Op, ct: Value) -> Cotangents:
+    direction, window = op["select"], op["window"]
+    if direction is None or op["combiner"] != "add":
+        raise TenzrError("'stablehlo.select_and_scatter' op has a gradient rule for a select body that compares its "
+                         "arguments (GE, GT, LE or LT) and an add scatter body; this one has others", op.location)
+    x = op.operands[0]
+    dsource = dinit = None
+    if op.wants(1):
+        _, choices = window_choices(x, window, direction)
+        ct_padded = sh.pad(ct, sh.zeros(TensorSpec((), op.result.dtype)), [lo for lo, _ in window.padding],
+                           [hi for _, hi in window.padding], [0] * op.result.rank)
+        sx = op.specs[1]
+        none = sh.zeros(sx)
+        for start, chosen in choices:
+            limit = [b + (n - 1) * s + 1 for b, n, s in zip(start, sx.shape, window.strides, strict=True)]
+            picked = sh.select(chosen, sh.slice_(ct_padded, start, limit, window.strides), none)
+            dsource = picked if dsource is None else sh.add(dsource, picked)
+    if op.wants(2):
+        dinit = sh.reduce(ct, 0, tuple(range(op.result.rank)), "add")
+    return None, dsource, dinit
 
 
 def _window_init_cotangent(op: Op, ct: Value) -> Value:

@@ -91,14 +91,20 @@ def _broadcast_in_dim(op: Op, ct: Value) -> Cotangents:
 
 
 def unpad(ct: Value, low: Sequence[int], high: Sequence[int], interior: Sequence[int]) -> Value:
-    """The transpose of a pad: ȳ with the edge padding undone (pad by its negation: crops, or
-    zero-fills negative pads), then every (interior + 1)-th element."""
+    """The transpose of a pad: ȳ with the edge padding undone (cropped where the pad added,
+    zero-filled where it cut), then every (interior + 1)-th element.
+
+    The crop is a slice, not a pad by a negative amount: IREE 3.13 fails to compile some
+    chains of negative pads ("'stream.yield' op used resource not listed in explicit
+    captures")."""
     rank = len(low)
-    unpadded = ct
-    if any(low) or any(high):
+    shape = sh.spec(ct).shape
+    kept = sh.slice_(ct, [max(lo, 0) for lo in low], [n - max(hi, 0) for n, hi in zip(shape, high, strict=True)],
+                     [1] * rank)
+    if any(lo < 0 for lo in low) or any(hi < 0 for hi in high):
         zero = sh.zeros(TensorSpec((), sh.spec(ct).dtype))
-        unpadded = sh.pad(ct, zero, [-lo for lo in low], [-hi for hi in high], [0] * rank)
-    return sh.slice_(unpadded, [0] * rank, sh.spec(unpadded).shape, [i + 1 for i in interior])
+        kept = sh.pad(kept, zero, [max(-lo, 0) for lo in low], [max(-hi, 0) for hi in high], [0] * rank)
+    return sh.slice_(kept, [0] * rank, sh.spec(kept).shape, [i + 1 for i in interior])
 
 
 def _pad_cotangent(op: Op, ct: Value, low: Sequence[int], high: Sequence[int], interior: Sequence[int]) -> Cotangents:

@@ -18,8 +18,10 @@ from tenzr.passes.registry import parse_pipeline, run_pipeline
 from tenzr.targets import Target
 
 LOWERING_PIPELINE = ("builtin.module(convert-tenzr-to-stablehlo,func.func(chlo-legalize-to-stablehlo),"
-                     "tenzr-expand-math,tenzr-fold-empty-contractions,tenzr-split-grouped-convolutions,tenzr-im2col,tenzr-reverse-before-strided-slice,"
-                     "tenzr-split-reductions,tenzr-sort-rows,tenzr-bound-indices,tenzr-split-scatter-windows,canonicalize,cse)")
+                     "tenzr-expand-math,tenzr-expand-select-and-scatter,tenzr-fold-empty-contractions,"
+                     "tenzr-split-grouped-convolutions,tenzr-im2col,tenzr-reverse-before-strided-slice,"
+                     "tenzr-split-reductions,tenzr-sort-rows,tenzr-bound-indices,tenzr-split-scatter-windows,"
+                     "canonicalize,tenzr-concatenate-wide-pads,cse)")
 """Lowering (CHLO's ops, as JAX exports them, become StableHLO too), then the forms IREE
 compiles well and the workarounds of its bugs and departures from StableHLO's semantics
 (each a pass with its own lit test), then MLIR's cleanups."""

@@ -51,6 +51,11 @@ def spec_of_array(a: np.ndarray) -> TensorSpec:
     return TensorSpec(tuple(a.shape), element_type_of(a.dtype))
 
 
+def wrt_of(row: Row, inputs: Sequence[np.ndarray]) -> tuple[int, ...]:
+    """The inputs a row differentiates: its `wrt`, else every floating-point one."""
+    return row.wrt or tuple(i for i, a in enumerate(inputs) if np.issubdtype(a.dtype, np.floating))
+
+
 def as_f64(a: np.ndarray) -> np.ndarray:
     return a.astype(np.float64) if np.issubdtype(a.dtype, np.floating) else a
 
@@ -76,6 +81,75 @@ def compile_rows_vmfb(rows: Sequence[Row], *, grad: bool, target: Target, float6
     return compile_stablehlo(text, target)
 
 
+def compile_second_order_rows(rows: Sequence[Row]) -> Program:
+    """For each row, `@rN_obj(inputs, ȳ, w) = Σ <vjp(inputs, ȳ), w>` (its first-order VJP,
+    dotted with fixed weights) and that objective's gradient `@rN_obj_grad`, in float64."""
+    from tenzr.dialect.ir_imports import ir
+    from tenzr.dialect.types import spec_of_type
+
+    target = Target()
+    with make_context():
+        module = new_module()
+        for i, row in enumerate(rows):
+            inputs = [as_f64(a) for a in row.inputs]
+            wrt = wrt_of(row, inputs)
+            build_function(module, f"r{i}", [spec_of_array(a) for a in inputs], row.build)
+            vjp = differentiate(module, f"r{i}", wrt, "vjp")
+            vjp_type = ir.FunctionType(ir.TypeAttr(vjp.attributes["function_type"]).value)
+            specs = [spec_of_array(a) for a in inputs]
+            cts = [spec_of_array(inputs[k]) for k in wrt]
+            build_function(module, f"r{i}_obj", [*specs, spec_of_type(vjp_type.results[0]), *cts],
+                           _dotted_vjp(f"r{i}_vjp", vjp_type, len(inputs)))
+            differentiate(module, f"r{i}_obj", wrt, "grad")
+        lower_to_stablehlo(module, target)
+        text = str(module)
+    return Program(compile_stablehlo(text, target), target)
+
+
+def _dotted_vjp(callee: str, vjp_type, count: int) -> Callable[[list], object]:
+    """The body of Σ <callee(inputs, ȳ)[1:], w> over the arguments (inputs, ȳ, w...)."""
+    from tenzr.dialect.ir_imports import ir
+    from tenzr.passes import stablehlo as sh
+
+    def body(args: list):
+        call = ir.Operation.create("func.call", results=list(vjp_type.results), operands=args[:count + 1],
+                                   attributes={"callee": ir.FlatSymbolRefAttr.get(callee)})
+        total = None
+        for g, w in zip(list(call.results)[1:], args[count + 1:], strict=True):
+            term = sh.reduce(sh.multiply(g, w), 0, tuple(range(sh.spec(g).rank)), "add")
+            total = term if total is None else sh.add(total, term)
+        return total
+
+    return body
+
+
+def check_second_order(program: Program, index: int, row: Row) -> None:
+    """The gradient of `@rN_obj` (second derivatives of the op) against central
+    differences of `@rN_obj`, along random directions."""
+    inputs = [as_f64(a) for a in row.inputs]
+    wrt = wrt_of(row, inputs)
+    rng = rng_for(row.name + "/second")
+    (y,) = program(f"r{index}", *inputs)
+    ct = rng.standard_normal(np.shape(y))
+    weights = [rng.standard_normal(inputs[k].shape) for k in wrt]
+    args = [*inputs, ct, *weights]
+    grads = program(f"r{index}_obj_grad", *args)
+    for _ in range(2):
+        v = [rng.standard_normal(inputs[k].shape) for k in wrt]
+
+        def shifted(sign: float, v: list[np.ndarray] = v) -> float:
+            moved = list(args)
+            for d, k in zip(v, wrt, strict=True):
+                moved[k] = inputs[k] + sign * H * d
+            return float(program(f"r{index}_obj", *moved)[0])
+
+        numeric = (shifted(1) - shifted(-1)) / (2 * H)
+        analytic = float(sum(np.sum(g * d) for g, d in zip(grads, v, strict=True)))
+        scale = abs(numeric) + abs(analytic) + 1e-8
+        assert abs(numeric - analytic) <= 1e-5 * scale + 1e-6, (
+            f"{row.name}: finite differences of the VJP give {numeric!r}, its gradient gives {analytic!r}")
+
+
 def check_forward(program: Program, index: int, row: Row) -> None:
     (out,) = program(f"r{index}", *row.inputs)
     want = np.asarray(row.ref(*row.inputs))
@@ -95,7 +169,7 @@ def check_vjp(program: Program, index: int, row: Row, directions: int = 2, *, fl
     otherwise (a float32 program) they come from the row's NumPy reference, and the VJP's
     float32 rounding sets the tolerance."""
     inputs = [as_f64(a) for a in row.inputs] if float64 else list(row.inputs)
-    wrt = row.wrt or tuple(i for i, a in enumerate(inputs) if np.issubdtype(a.dtype, np.floating))
+    wrt = wrt_of(row, inputs)
     rng = rng_for(row.name + "/vjp")
     (y,) = program(f"r{index}", *inputs)
     ct = rng.standard_normal(y.shape).astype(y.dtype)

@@ -409,6 +409,23 @@ def _sh_indices(values):
     return sh.constant(values, TensorSpec(values.shape, "i32"))
 
 
+def _max_with_index(x):
+    """Each row's maximum beside its index, reduced together as JAX's argmax is."""
+    from tenzr.passes import stablehlo as sh
+
+    s = sh.spec(x)
+    ids = TensorSpec(s.shape, "i32")
+
+    def pick(args):
+        best, best_i, value, value_i = args
+        first = sh.or_(sh.compare(best, value, "GT"), sh.and_(sh.compare(best, value, "EQ"),
+                                                              sh.compare(best_i, value_i, "LT")))
+        return [sh.select(first, best, value), sh.select(first, best_i, value_i)]
+
+    inits = [sh.constant(-np.inf, TensorSpec((), s.dtype)), sh.constant(0, TensorSpec((), "i32"))]
+    return sh.reduce_region([x, sh.iota(ids, 1)], inits, [1], pick)[0]
+
+
 def _window(dims, strides=None, padding=None, base=None, dilation=None):
     from tenzr.passes import stablehlo as sh
 
@@ -497,6 +514,17 @@ def stablehlo_rows() -> list[Row]:
             a[0], _sh_indices([[[1], [1]], [[0], [2]]]), a[1], update_window_dims=[], inserted_window_dims=[1],
             input_batching_dims=[0], scatter_indices_batching_dims=[0], scatter_dims_to_operand_dims=[1],
             index_vector_dim=2, combiner="set"), [randn("sbt", 2, 3), randn("sbu", 2, 2)]),
+        Row("sh.scatter_multiply_zeros", lambda a: sh.scatter(
+            a[0], _sh_indices([[1], [1], [2], [1], [7]]), a[1], update_window_dims=[1], inserted_window_dims=[0],
+            scatter_dims_to_operand_dims=[0], index_vector_dim=1, combiner="multiply"),
+            [randn("smx", 3, 2), randn("smu", 5, 2) * np.array([[1, 0], [0, 0], [1, 1], [1, 1], [1, 1]], f32)]),
+        Row("sh.scatter_max_windows", lambda a: sh.scatter(
+            a[0], _sh_indices([[0, 1], [1, 0], [0, 1]]), a[1], update_window_dims=[1, 2], inserted_window_dims=[],
+            scatter_dims_to_operand_dims=[0, 1], index_vector_dim=1, combiner="max"),
+            [randn("sxx", 3, 4), randn("sxu", 3, 2, 3)]),
+        Row("sh.scatter_min", lambda a: sh.scatter(
+            a[0], _sh_indices([[2], [0], [2]]), a[1], update_window_dims=[], inserted_window_dims=[0],
+            scatter_dims_to_operand_dims=[0], index_vector_dim=1, combiner="min"), [randn("snx", 4), randn("snu", 3)]),
         # windows: pooling, cumulative sums and products (with zeros), dilations, an active init
         Row("sh.reduce_window_sum_padded_strided", lambda a: sh.reduce_window(
             a[0], 0, _window((1, 3, 2), (1, 2, 1), ((0, 0), (1, 1), (0, 1))), "add"), [randn("rws", 2, 5, 3)]),
@@ -509,6 +537,12 @@ def stablehlo_rows() -> list[Row]:
             a[0], -np.inf, _window((1, 2, 2), (1, 2, 1), ((0, 0), (0, 1), (1, 0))), "max"), [randn("rwm", 2, 4, 3)]),
         Row("sh.reduce_window_min_overlapping", lambda a: sh.reduce_window(
             a[0], np.inf, _window((3,), (1,), ((1, 1),)), "min"), [randn("rwn", 6)]),
+        Row("sh.reduce_window_max_base_dilated", lambda a: sh.reduce_window(
+            a[0], -np.inf, _window((2, 2), (1, 2), ((0, 1), (1, 0)), base=(2, 1)), "max"), [randn("rwb", 3, 4)]),
+        Row("sh.select_and_scatter", lambda a: sh.select_and_scatter_add(
+            a[0], a[1], a[2], _window((2, 3), (2, 1), ((1, 0), (1, 1))), "GE"),
+            [randn("sas", 4, 4), randn("sat", 2, 4), np.array(0.25, f32)]),
+        Row("sh.reduce_selecting_with_iota", lambda a: _max_with_index(a[0]), [randn("rsi", 3, 5)]),
         Row("sh.reduce_window_cumprod_zeros", lambda a: sh.reduce_window(
             a[0], 1, _window((1, 4), padding=((0, 0), (3, 0))), "multiply"),
             [randn("rwp", 2, 4) * np.array([[1, 0, 1, 1], [0, 1, 0, 1]], f32)]),

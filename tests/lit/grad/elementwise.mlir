@@ -36,12 +36,16 @@ func.func @div(%x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<3xf32> {
   return %0 : tensor<3xf32>
 }
 
-// x̄ = ȳ·y·x^(y-1), 0 where y = 0 (tenzr-expand-math makes the power exact for negative bases);
-// ȳ' = ȳ·log(x)·out with log(1) where x = 0.
+// x̄ = ȳ·y·x^(y-1), with the exponent 1 where y = 0 (so x̄ = 0 there, and no 0^-1 appears even
+// in this rule's own derivative; tenzr-expand-math makes the power exact for negative
+// bases); ȳ' = ȳ·log(x)·out with log(1) where x = 0.
 // CHECK-LABEL: func.func @pow_vjp
+// CHECK: %[[YZERO:.*]] = stablehlo.compare EQ, %arg1
 // CHECK: %[[YM1:.*]] = stablehlo.subtract %arg1, %{{.*}} : tensor<3xf32>
-// CHECK: stablehlo.power %{{.*}}, %[[YM1]]
-// CHECK: stablehlo.compare EQ, %arg1
+// CHECK: %[[E:.*]] = stablehlo.select %[[YZERO]], %{{.*}}, %[[YM1]]
+// CHECK: %[[P:.*]] = stablehlo.power %arg0, %[[E]]
+// CHECK: %[[SLOPE:.*]] = stablehlo.multiply %arg1, %[[P]]
+// CHECK: stablehlo.multiply %arg2, %[[SLOPE]]
 // CHECK: stablehlo.log
 // CHECK: return
 func.func @pow(%x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<3xf32> {

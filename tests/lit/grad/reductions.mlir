@@ -15,17 +15,22 @@ func.func @reduce_sum_keepdims(%x: tensor<2x3xf32>) -> tensor<2x1xf32> {
   return %0 : tensor<2x1xf32>
 }
 
-// No division by the input: the product of the nonzeros, with the zero count choosing
-// between P/x (no zero), the product of the others (one zero) and 0 (more).
+// No division: each element's cotangent is ȳ times the running product of the elements before
+// it times that of those after (doubling steps of shift-and-multiply: exact with zeros, and
+// differentiable again).
 // CHECK-LABEL: func.func @reduce_prod_vjp
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>, %[[YBAR:.*]]: tensor<2xf32>)
-// CHECK: %[[ISZ:.*]] = stablehlo.compare EQ, %[[X]], %{{.*}}, FLOAT
-// CHECK: %[[NZ:.*]] = stablehlo.select %[[ISZ]], %{{.*}}, %[[X]]
-// CHECK: %[[P:.*]] = stablehlo.reduce(%[[NZ]] init: %{{.*}}) applies stablehlo.multiply across dimensions = [1]
-// CHECK: %[[ZEROS:.*]] = stablehlo.reduce(%{{.*}} init: %{{.*}}) applies stablehlo.add across dimensions = [1]
-// CHECK: %[[Q:.*]] = stablehlo.divide %{{.*}}, %[[NZ]]
-// CHECK: stablehlo.select %{{.*}}, %[[Q]], %{{.*}}
-// CHECK: stablehlo.multiply
+// CHECK: %[[S1:.*]] = stablehlo.slice %[[X]] [0:2, 0:2]
+// CHECK: %[[P1:.*]] = stablehlo.pad %[[S1]], %{{.*}}, low = [0, 1], high = [0, 0]
+// CHECK: %[[R1:.*]] = stablehlo.multiply %[[X]], %[[P1]]
+// CHECK: stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 2], high = [0, 0]
+// CHECK: %[[BEFORE:.*]] = stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 1], high = [0, 0]
+// CHECK: stablehlo.slice %[[X]] [0:2, 1:3]
+// CHECK: stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 0], high = [0, 1]
+// CHECK: %[[OTHERS:.*]] = stablehlo.multiply %[[BEFORE]], %{{.*}}
+// CHECK: %[[Y:.*]] = stablehlo.broadcast_in_dim %[[YBAR]], dims = [0]
+// CHECK: stablehlo.multiply %[[Y]], %[[OTHERS]]
+// CHECK-NOT: stablehlo.divide
 func.func @reduce_prod(%x: tensor<2x3xf32>) -> tensor<2xf32> {
   %0 = "tenzr.reduce_prod"(%x) {axes = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>

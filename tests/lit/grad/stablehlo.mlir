@@ -27,9 +27,9 @@ func.func @take_along_axis(%x: tensor<3x4xf32>, %i: tensor<3x2x1xi32>) -> tensor
 
 // x.at[idx].add(u): x̄ = ȳ; ū = ȳ gathered at each window, zero where the scatter dropped it.
 // CHECK-LABEL: func.func @scatter_add_vjp
-// CHECK: %[[AT:.*]] = "stablehlo.gather"(%arg3, %arg1)
 // CHECK: %[[INSIDE:.*]] = stablehlo.reduce(%{{.*}} init: %{{.*}}) applies stablehlo.and
 // CHECK: %[[KEEP:.*]] = stablehlo.broadcast_in_dim %[[INSIDE]]
+// CHECK: %[[AT:.*]] = "stablehlo.gather"(%arg3, %arg1)
 // CHECK: %[[DU:.*]] = stablehlo.select %[[KEEP]], %[[AT]], %{{.*}}
 // CHECK: return %{{.*}}, %arg3, %[[DU]]
 func.func @scatter_add(%x: tensor<3x4xf32>, %i: tensor<2x1xi32>, %u: tensor<2x4xf32>) -> tensor<3x4xf32> {
@@ -44,7 +44,6 @@ func.func @scatter_add(%x: tensor<3x4xf32>, %i: tensor<2x1xi32>, %u: tensor<2x4x
 // x.at[idx].set(u): update ids 1..N scattered by max find the update that won each
 // element; x̄ = ȳ where nothing was written, ū = ȳ where an update won.
 // CHECK-LABEL: func.func @scatter_set_vjp
-// CHECK: %[[AT:.*]] = "stablehlo.gather"(%arg3, %arg1)
 // CHECK: %[[IOTA:.*]] = stablehlo.iota dim = 0 : tensor<8xi32>
 // CHECK: %[[IDS:.*]] = stablehlo.add
 // CHECK: %[[WON:.*]] = "stablehlo.scatter"(%{{.*}}, %arg1, %[[IDS]])
@@ -53,6 +52,7 @@ func.func @scatter_add(%x: tensor<3x4xf32>, %i: tensor<2x1xi32>, %u: tensor<2x4x
 // CHECK: %[[DX:.*]] = stablehlo.select %[[UNWRITTEN]], %arg3, %{{.*}}
 // CHECK: %[[MINE:.*]] = "stablehlo.gather"(%[[WON]], %arg1)
 // CHECK: %[[MATCH:.*]] = stablehlo.compare EQ, %[[MINE]], %[[IDS]]
+// CHECK: %[[AT:.*]] = "stablehlo.gather"(%arg3, %arg1)
 // CHECK: %[[DU:.*]] = stablehlo.select %[[MATCH]], %[[AT]], %{{.*}}
 // CHECK: return %{{.*}}, %[[DX]], %[[DU]]
 func.func @scatter_set(%x: tensor<3x4xf32>, %i: tensor<2x1xi32>, %u: tensor<2x4xf32>) -> tensor<3x4xf32> {
@@ -81,19 +81,15 @@ func.func @cumsum(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
   return %0 : tensor<3x4xf32>
 }
 
-// 2x2 max pooling: one strided slice per window position, compared with the result; ȳ
-// goes to the first match only (as select_and_scatter), padded back into place.
+// 2x2 max pooling: as JAX, ȳ goes to each window's first maximum by a select_and_scatter
+// (tenzr-expand-select-and-scatter later writes it as slices IREE compiles).
 // CHECK-LABEL: func.func @max_pool_vjp
-// CHECK: %[[FIRST:.*]] = stablehlo.slice %arg0 [0:1, 0:3:2, 0:3:2, 0:2]
-// CHECK: %[[HIT0:.*]] = stablehlo.compare EQ, %[[FIRST]], %[[Y:.*]], FLOAT
-// CHECK: %[[SECOND:.*]] = stablehlo.slice %arg0 [0:1, 0:3:2, 1:4:2, 0:2]
-// CHECK: %[[MATCH:.*]] = stablehlo.compare EQ, %[[SECOND]], %[[Y]], FLOAT
-// CHECK: %[[FREE:.*]] = stablehlo.not %[[HIT0]]
-// CHECK: %[[HIT1:.*]] = stablehlo.and %[[MATCH]], %[[FREE]]
-// CHECK: stablehlo.select %[[HIT1]], %arg1, %{{.*}}
-// CHECK: stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 0, 1, 0], high = [0, 1, 0, 0], interior = [0, 1, 1, 0]
-// CHECK-COUNT-2: stablehlo.slice %arg0
-// CHECK: return
+// CHECK: %[[ZERO:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+// CHECK: %[[DX:.*]] = "stablehlo.select_and_scatter"(%arg0, %arg1, %[[ZERO]])
+// CHECK-SAME: window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>
+// CHECK: stablehlo.compare GE
+// CHECK: stablehlo.add
+// CHECK: return %{{.*}}, %[[DX]]
 func.func @max_pool(%x: tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32> {
   %init = stablehlo.constant dense<0xFF800000> : tensor<f32>
   %0 = "stablehlo.reduce_window"(%x, %init) <{window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>}> ({
@@ -157,4 +153,61 @@ func.func @sort(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
 func.func @top_k(%x: tensor<3x5xf32>) -> tensor<3x2xf32> {
   %values, %indices = chlo.top_k(%x, k = 2) : tensor<3x5xf32> -> (tensor<3x2xf32>, tensor<3x2xi32>)
   return %values : tensor<3x2xf32>
+}
+
+// The gradient of max pooling, differentiated again (a Hessian-vector product): sourcē is
+// ȳ at the element each window chose, found by a running choice over strided slices;
+// initē = sum(ȳ); x̄ = 0 (x only chooses).
+// CHECK-LABEL: func.func @max_pool_grad_vjp
+// CHECK: %[[FIRST:.*]] = stablehlo.slice %{{.*}} [0:3:2, 0:3:2]
+// CHECK: %[[SECOND:.*]] = stablehlo.slice %{{.*}} [0:3:2, 1:4:2]
+// CHECK: %[[KEEP:.*]] = stablehlo.compare GE, %[[FIRST]], %[[SECOND]], FLOAT
+// CHECK: %[[CT:.*]] = stablehlo.pad %arg3, %{{.*}}, low = [1, 0], high = [0, 0], interior = [0, 0]
+// CHECK: %[[AT:.*]] = stablehlo.slice %[[CT]] [0:3:2, 0:3:2]
+// CHECK: stablehlo.select %{{.*}}, %[[AT]], %{{.*}}
+// CHECK: %[[DINIT:.*]] = stablehlo.reduce(%arg3 init: %{{.*}}) applies stablehlo.add across dimensions = [0, 1]
+// CHECK: %[[DX:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<4x4xf32>
+// CHECK: return %{{.*}}, %[[DX]], %{{.*}}, %[[DINIT]] : tensor<4x4xf32>, tensor<4x4xf32>, tensor<2x2xf32>, tensor<f32>
+func.func @max_pool_grad(%x: tensor<4x4xf32>, %s: tensor<2x2xf32>, %init: tensor<f32>) -> tensor<4x4xf32> {
+  %0 = "stablehlo.select_and_scatter"(%x, %s, %init) <{padding = dense<[[1, 0], [0, 0]]> : tensor<2x2xi64>, window_dimensions = array<i64: 2, 2>, window_strides = array<i64: 2, 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.compare GE, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %t = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %t : tensor<f32>
+  }) : (tensor<4x4xf32>, tensor<2x2xf32>, tensor<f32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// A max beside its index (jnp.argmax's reduce, its values used): ȳ goes to the element at
+// the chosen index of the iota.
+// CHECK-LABEL: func.func @max_with_index_vjp
+// CHECK: %[[IOTA:.*]] = stablehlo.iota dim = 1 : tensor<3x5xi32>
+// CHECK: %[[R:.*]]:2 = stablehlo.reduce
+// CHECK: %[[I:.*]] = stablehlo.broadcast_in_dim %[[R]]#1, dims = [0] : (tensor<3xi32>) -> tensor<3x5xi32>
+// CHECK: %[[AT:.*]] = stablehlo.compare EQ, %[[IOTA]], %[[I]]
+// CHECK: %[[V:.*]] = stablehlo.broadcast_in_dim %[[R]]#0, dims = [0]
+// CHECK: %[[SAME:.*]] = stablehlo.compare EQ, %arg0, %[[V]]
+// CHECK: %[[THERE:.*]] = stablehlo.and %[[AT]], %[[SAME]]
+// CHECK: %[[YBAR:.*]] = stablehlo.broadcast_in_dim %arg1, dims = [0]
+// CHECK: %[[DX:.*]] = stablehlo.select %[[THERE]], %[[YBAR]], %{{.*}}
+// CHECK: return %{{.*}}, %[[DX]]
+func.func @max_with_index(%x: tensor<3x5xf32>) -> tensor<3xf32> {
+  %iota = stablehlo.iota dim = 1 : tensor<3x5xi32>
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %0:2 = stablehlo.reduce(%x init: %ninf), (%iota init: %zero) across dimensions = [1] : (tensor<3x5xf32>, tensor<3x5xi32>, tensor<f32>, tensor<i32>) -> (tensor<3xf32>, tensor<3xi32>)
+   reducer(%a: tensor<f32>, %b: tensor<f32>) (%ai: tensor<i32>, %bi: tensor<i32>)  {
+    %gt = stablehlo.compare GT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %eq = stablehlo.compare EQ, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %lt = stablehlo.compare LT, %ai, %bi, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %tie = stablehlo.and %eq, %lt : tensor<i1>
+    %first = stablehlo.or %gt, %tie : tensor<i1>
+    %v = stablehlo.select %gt, %a, %b : tensor<i1>, tensor<f32>
+    %i = stablehlo.select %first, %ai, %bi : tensor<i1>, tensor<i32>
+    stablehlo.return %v, %i : tensor<f32>, tensor<i32>
+  }
+  return %0#0 : tensor<3xf32>
 }

@@ -1,0 +1,230 @@
+"""JAX's own exports (`jax.jit(f).lower(*args).as_text()`) differentiated by tenzr-grad,
+compiled by IREE and compared with `jax.value_and_grad` (JAX is the test extra's reference;
+without it these tests skip). Float64 throughout, so the comparison is tight."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jax.config.update("jax_enable_x64", True)
+jnp = jax.numpy
+lax = jax.lax
+special = pytest.importorskip("jax.scipy.special")
+
+from tenzr.compiler import compile_stablehlo, lower_to_stablehlo  # noqa: E402
+from tenzr.dialect import make_context, parse_module  # noqa: E402
+from tenzr.passes.tenzr_grad import differentiate  # noqa: E402
+from tenzr.runtime import Program, device_available  # noqa: E402
+from tenzr.targets import Target  # noqa: E402
+
+rng = np.random.default_rng(0)
+
+
+def r(*shape: int) -> np.ndarray:
+    return rng.standard_normal(shape)
+
+
+def _pick(a, b):
+    first = (a[0] > b[0]) | ((a[0] == b[0]) & (a[1] < b[1]))
+    return lax.select(first, a[0], b[0]), lax.select(first, a[1], b[1])
+
+
+def mlp(w1, b1, w2, x):
+    return jax.nn.logsumexp(jnp.tanh(x @ w1 + b1) @ w2, axis=1).sum()
+
+
+def layernorm(x, g, b):
+    mean = x.mean(-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(-1, keepdims=True)
+    return (((x - mean) / jnp.sqrt(var + 1e-5) * g + b) ** 3).sum()
+
+
+def attention(q, k, v):
+    return jnp.sin(jax.nn.softmax(q @ k.T / np.sqrt(q.shape[-1]), axis=-1) @ v).sum()
+
+
+def maxpool(x):
+    return (lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID") ** 2).sum()
+
+
+CASES = {
+    "mlp": (mlp, [r(4, 8), r(8), r(8, 3), r(5, 4)]),
+    "conv_nhwc": (lambda x, w: jnp.tanh(lax.conv_general_dilated(
+        x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))).sum(), [r(1, 5, 5, 2), r(3, 3, 2, 3)]),
+    "conv_grouped_strided": (lambda x, w: (lax.conv_general_dilated(
+        x, w, (2, 2), [(1, 1), (0, 1)], feature_group_count=2) ** 2).sum(), [r(1, 4, 6, 6), r(6, 2, 3, 2)]),
+    "conv_dilated": (lambda x, w: jnp.sin(lax.conv_general_dilated(
+        x, w, (1, 1), [(0, 0), (1, 0)], rhs_dilation=(2, 2), lhs_dilation=(1, 2))).sum(),
+        [r(1, 2, 7, 7), r(3, 2, 2, 2)]),
+    "max_pool": (maxpool, [r(1, 2, 4, 4)]),
+    "max_pool_same_with_ties": (lambda x: (lax.reduce_window(
+        jax.nn.relu(x), -jnp.inf, lax.max, (1, 1, 3, 3), (1, 1, 2, 2), "SAME") ** 2).sum(), [r(1, 2, 5, 5)]),
+    "max_pool_gradient_again": (lambda x, w: (jax.grad(maxpool)(x) * w).sum(), [r(1, 2, 4, 4), r(1, 2, 4, 4)]),
+    "min_pool_base_dilated": (lambda x: (lax.reduce_window(
+        x, jnp.inf, lax.min, (1, 1, 2, 2), (1, 1, 1, 1), "VALID", base_dilation=(1, 1, 2, 1)) ** 2).sum(),
+        [r(1, 2, 3, 4)]),
+    "avg_pool": (lambda x: jnp.tanh(lax.reduce_window(
+        x, 0.0, lax.add, (1, 1, 3, 3), (1, 1, 1, 1), "SAME") / 9).sum(), [r(1, 2, 4, 4)]),
+    "cumsum": (lambda x: (jnp.cumsum(x, axis=1) ** 2).sum(), [r(3, 4)]),
+    "cumsum_reverse": (lambda x: (lax.cumsum(x, axis=0, reverse=True) ** 3).sum(), [r(4, 3)]),
+    "cumprod_with_zeros": (lambda x: jnp.cumprod(x * (jnp.arange(12).reshape(4, 3) % 5 != 2), axis=0).sum(),
+                           [r(4, 3)]),
+    "gather_rows_and_columns": (lambda x: (x[jnp.array([2, 0, 1, 2])] ** 2).sum() + (x[:, jnp.array([1, 3])] * 3).sum(),
+                                [r(3, 4)]),
+    "take_along_axis": (lambda x: (jnp.take_along_axis(x, jnp.array([[0, 2, 1, 3]] * 3), axis=1) ** 2).sum(),
+                        [r(3, 4)]),
+    "scatter_set": (lambda x, u: (x.at[jnp.array([1, 0, 1])].set(u) ** 2).sum(), [r(3, 4), r(3, 4)]),
+    "scatter_add": (lambda x, u: jnp.sin(x.at[jnp.array([1, 1])].add(u)).sum(), [r(3, 4), r(2, 4)]),
+    # (JAX differentiates a product scatter only with unique indices)
+    "scatter_multiply_max": (lambda x, u: (x.at[jnp.array([0, 2])].multiply(u[:2], unique_indices=True) ** 2).sum()
+                             + x.at[jnp.array([2, 2, 0])].max(u).sum(), [r(3, 4), r(3, 4)]),
+    "vmapped_dynamic_slice": (lambda x, i: (jax.vmap(lambda row, j: lax.dynamic_slice(row, (j,), (2,)))(x, i) ** 2)
+                              .sum(), [r(3, 5), np.array([0, 3, 4], np.int32)]),
+    "vmapped_dynamic_update_slice": (lambda x, u, i: (jax.vmap(
+        lambda row, v, j: lax.dynamic_update_slice(row, v, (j,)))(x, u, i) ** 2).sum(),
+        [r(3, 5), r(3, 2), np.array([1, 3, 0], np.int32)]),
+    "sort": (lambda x: (jnp.sort(x, axis=1) * jnp.arange(4.0)).sum(), [r(3, 4)]),
+    "argsort_take": (lambda x: (x[jnp.argsort(x[:, 0])] ** 2).sum(), [r(3, 4)]),
+    "top_k": (lambda x: (lax.top_k(x, 2)[0] ** 2).sum(), [r(3, 5)]),
+    "dynamic_slice": (lambda x, i: (lax.dynamic_slice(x, (i, 1), (2, 2)) ** 2).sum(), [r(4, 4), np.int64(1)]),
+    "dynamic_update_slice": (lambda x, u, i: (lax.dynamic_update_slice(x, u, (i, 0)) ** 2).sum(),
+                             [r(4, 4), r(2, 4), np.int64(2)]),
+    "erf_and_friends": (lambda x: (special.erf(x) + jnp.arctan(x) + jnp.sinh(x) + jnp.cosh(x) + jnp.arcsinh(x)
+                                   + jnp.tan(x * 0.3)).sum(), [r(2, 3)]),
+    "special_functions": (lambda x: (special.gammaln(x * x + 1) + special.digamma(x * x + 1) + jnp.arcsin(x * 0.2)
+                                     + jnp.arccos(x * 0.2) + jnp.arctanh(x * 0.2) + jnp.arccosh(x * x + 1.5)
+                                     + special.erfinv(x * 0.2)).sum(), [r(2, 3)]),
+    "layernorm": (layernorm, [r(3, 5), r(5), r(5)]),
+    "attention": (attention, [r(4, 3), r(5, 3), r(5, 2)]),
+    "clip_where_maximum": (lambda x: (jnp.clip(x, -0.5, 0.5) + jnp.where(x > 0, x, 0.1 * x)
+                                      + jnp.maximum(x, 0.2)).sum(), [r(3, 4)]),
+    "pad_concat_strided_repeat": (lambda x: (jnp.concatenate([jnp.pad(x, ((1, 0), (0, 2))),
+                                                              x[::-1, ::2].repeat(3, 1)], 0) ** 2).sum(), [r(3, 4)]),
+    "prod": (lambda x: jnp.prod(x, axis=1).sum(), [r(3, 4)]),
+    "argmax_index": (lambda x: x[jnp.arange(3), jnp.argmax(x, axis=1)].sum(), [r(3, 4)]),
+}
+
+
+def _float_args(args) -> tuple[int, ...]:
+    return tuple(i for i, a in enumerate(args) if np.asarray(a).dtype.kind == "f")
+
+
+def _compile_value_and_grad(fn, args) -> Program:
+    text = jax.jit(fn).lower(*args).as_text()
+    with make_context():
+        module = parse_module(text)
+        differentiate(module, "main", _float_args(args), "value_and_grad")
+        lower_to_stablehlo(module, Target())
+        lowered = str(module)
+    return Program(compile_stablehlo(lowered, Target()), Target())
+
+
+def _assert_matches_jax(fn, args, got) -> None:
+    value, grads = jax.value_and_grad(fn, argnums=_float_args(args))(*args)
+    want = [np.asarray(value), *map(np.asarray, grads)]
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_value_and_grad_of_a_jax_export_matches_jax(name):
+    fn, args = CASES[name]
+    program = _compile_value_and_grad(fn, args)
+    _assert_matches_jax(fn, args, program("main_value_and_grad", *[np.asarray(a) for a in args]))
+
+
+def test_out_of_range_writes_are_dropped_as_in_jax():
+    """JAX defines them: an out-of-range write is dropped (IREE alone writes past the buffer)."""
+    def f(x, u):
+        far = jnp.array([5, -7, 1])
+        return (x.at[far].set(u) ** 3).sum() + jnp.sin(x.at[far].add(u)).sum()
+
+    args = [r(3, 4), r(3, 4)]
+    program = _compile_value_and_grad(f, args)
+    _assert_matches_jax(f, args, program("main_value_and_grad", *args))
+
+
+def test_out_of_range_reads_clamp_and_their_gradient_is_the_clamped_rows():
+    """An out-of-range read clamps (StableHLO's gather, and JAX's value agrees; IREE alone
+    reads past the buffer). Its derivative goes to the rows read, as finite differences
+    say; JAX's own gradient drops it (its transpose scatters, which drops), so the
+    gradient is checked against central differences here."""
+    def f(x, u):
+        return (jnp.asarray(x)[jnp.array([5, -7, 1])] ** 2 * u).sum()
+
+    x, u = r(3, 4), r(3, 4)
+    program = _compile_value_and_grad(f, [x, u])
+    value, dx, du = program("main_value_and_grad", x, u)
+    np.testing.assert_allclose(value, f(x, u), rtol=1e-12)
+    step = 1e-6
+    for got, at in ((dx, 0), (du, 1)):
+        numeric = np.zeros_like(got)
+        for index in np.ndindex(got.shape):
+            moved = [np.array(x), np.array(u)]
+            moved[at][index] += step
+            up = float(f(*moved))
+            moved[at][index] -= 2 * step
+            numeric[index] = (up - float(f(*moved))) / (2 * step)
+        np.testing.assert_allclose(got, numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_hessian_vector_product_of_a_jax_gradient():
+    """jax.grad's own export differentiated again with mode=vjp is a Hessian-vector product."""
+    def loss(w, x):
+        return jnp.tanh(x @ w).sum() + (w ** 4).sum()
+
+    w, x, v = r(3, 2), r(4, 3), r(3, 2)
+    text = jax.jit(jax.grad(loss)).lower(w, x).as_text()
+    with make_context():
+        module = parse_module(text)
+        differentiate(module, "main", (0,), "vjp")
+        lower_to_stablehlo(module, Target())
+        lowered = str(module)
+    program = Program(compile_stablehlo(lowered, Target()), Target())
+    grad, hvp = program("main_vjp", w, x, v)
+    want = jax.jvp(jax.grad(loss), (w, x), (v, np.zeros_like(x)))[1]  # H v (H is symmetric)
+    np.testing.assert_allclose(grad, jax.grad(loss)(w, x), rtol=1e-12)
+    np.testing.assert_allclose(hvp, want, rtol=1e-10, atol=1e-12)
+
+
+def _tool(name: str) -> str:
+    return str(Path(sys.executable).parent / name)
+
+
+@pytest.mark.parametrize("target", ["cpu", "vulkan"])
+def test_the_tools_differentiate_compile_and_run_a_jax_export(tmp_path, target):
+    """As a user would: tenzr-opt --tenzr-grad, tenzr-compile --target, tenzr-run."""
+    if target == "vulkan" and not device_available("vulkan"):
+        pytest.skip("no Vulkan device (install Mesa's lavapipe: apt-get install mesa-vulkan-drivers)")
+    dtype = np.float64 if target == "cpu" else np.float32  # (no float64 on IREE's portable Vulkan target)
+
+    def f(x, w):
+        pooled = lax.reduce_window(jax.nn.relu(x), -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "SAME")
+        return jnp.tanh(lax.conv_general_dilated(pooled, w, (1, 1), "SAME",
+                                                 dimension_numbers=("NHWC", "HWIO", "NHWC"))).sum()
+
+    args = [r(1, 5, 5, 2).astype(dtype), r(3, 3, 2, 3).astype(dtype)]
+    (tmp_path / "f.mlir").write_text(jax.jit(f).lower(*args).as_text())
+    value, grads = jax.value_and_grad(f, argnums=(0, 1))(*args)
+    for i, a in enumerate(args):
+        np.save(tmp_path / f"in{i}.npy", a)
+    commands = [
+        [_tool("tenzr-opt"), "f.mlir", "--tenzr-grad=func=main mode=value_and_grad", "-o", "g.mlir"],
+        [_tool("tenzr-compile"), "g.mlir", f"--target={target}", "-o", "g.vmfb"],
+        [_tool("tenzr-run"), "g.vmfb", "--function", "main_value_and_grad", "--input", "in0.npy", "--input",
+         "in1.npy", "--target", target, "--output-dir", "out"],
+    ]
+    for command in commands:
+        done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    got = [np.load(tmp_path / "out" / f"result{i}.npy") for i in range(3)]
+    tolerance = 1e-10 if dtype == np.float64 else 2e-5
+    for g, w in zip(got, [value, *grads], strict=True):
+        np.testing.assert_allclose(g, np.asarray(w), rtol=tolerance, atol=tolerance)
