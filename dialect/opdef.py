@@ -180,6 +180,9 @@ class Op:
     """The result values, when the op exists in IR."""
     wanted: tuple[bool, ...] = ()
     """During differentiation: which operands need a cotangent (empty means all)."""
+    seeded: tuple[bool, ...] = ()
+    """During differentiation: which results have a cotangent (empty means all); the
+    driver passes zeros for the others."""
     operation: ir.Operation | None = None
     """The op in IR (None while it is being built): rules of region ops read its regions."""
 
@@ -194,6 +197,10 @@ class Op:
     def wants(self, index: int) -> bool:
         """Whether operand `index` needs a cotangent; rules may skip work for the others."""
         return not self.wanted or self.wanted[index]
+
+    def has_cotangent(self, index: int) -> bool:
+        """Whether result `index` has a cotangent; rules may skip work for the others."""
+        return not self.seeded or self.seeded[index]
 
     def __getitem__(self, name: str) -> Any:
         return self.attrs[name]

@@ -87,6 +87,11 @@ MAY_WRITE_AN_OPERAND = frozenset(f"stablehlo.{name}" for name in (
 """Ops that IREE 3.13 may carry out in the buffer of an operand: when that operand is a
 function argument, IREE writes into the caller's input (iree-org/iree#16168)."""
 
+PURE_WITH_REGIONS = frozenset(f"stablehlo.{name}" for name in (
+    "reduce", "reduce_window", "scatter", "select_and_scatter", "sort", "map"))
+"""Ops with regions that only compute their results (their regions are combiners and
+comparators), so one whose results are unused can be erased."""
+
 ELEMENTWISE: set[str] = set()
 """Names of the elementwise ops emitted here (IREE fuses chains of them into one loop)."""
 TRANSCENDENTAL: set[str] = set()

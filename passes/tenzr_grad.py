@@ -168,6 +168,7 @@ class _Sweep:
             elif rule is not None:
                 decoded = view(self.recomputed.get(op, op))
                 decoded.wanted = tuple(v in self.active for v in operands)
+                decoded.seeded = tuple(c is not None for c in cts)
                 ct = cts[0] if len(cts) == 1 else tuple(c if c is not None else sh.zeros(s)
                                                         for c, s in zip(cts, decoded.results, strict=True))
                 grads = rule(decoded, ct)  # type: ignore[operator]
@@ -278,12 +279,13 @@ def activity(forward: list[ir.Operation], wrt: Sequence[Value], outputs: Sequenc
 
 def _dce(ops: Sequence[ir.Operation]) -> None:
     """Erases those of `ops` (in program order) whose results are all unused, last first, so
-    that an op whose users were erased goes too (terminators, calls and ops with regions
-    stay). The derived function's forward ops are what may die (values grad mode does not
-    return); dead StableHLO the rules leave is canonicalize's to remove."""
+    that an op whose users were erased goes too. Calls, terminators and ops with regions
+    stay, unless the emitter lists the op as pure (a reduce, a scatter): forward values
+    grad mode does not return die here, and so do the cotangents a rule computes for an
+    operand that turns out not to need one."""
     for op in reversed(ops):
-        if len(op.results) and not len(op.regions) and op.name != "func.call" and \
-                not any(_has_uses(r) for r in op.results):
+        if (len(op.results) and (not len(op.regions) or op.name in sh.PURE_WITH_REGIONS)
+                and op.name != "func.call" and not any(_has_uses(r) for r in op.results)):
             op.erase()
 
 
@@ -354,7 +356,7 @@ def differentiate(module: ir.Operation, name: str, wrt: Sequence[int] = (), mode
     ret.erase()
     inputs = [a.type for a in block.arguments]
     new.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, [v.type for v in results]))
-    _dce([*forward, *recomputed.values()])
+    _dce(body_ops(new)[:-1])
     return new
 
 

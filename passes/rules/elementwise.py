@@ -142,13 +142,15 @@ def _select(op: Op, ct: Value) -> Cotangents:
             sh.select(cond, zero, ct) if op.wants(2) else None)
 
 
-@vjp(sh.clamp, adjoint="x̄ = ȳ where low ≤ x ≤ high; low and high get ȳ where x is below or above them")
+@vjp(sh.clamp, adjoint="as JAX: x̄ = ȳ where low < x < high; low gets ȳ where x < low < high, high where "
+     "high < x; ties give 0")
 def _clamp(op: Op, ct: Value) -> Cotangents:
     low, x, high = (sh.broadcast_to(v, op.result.shape) for v in op.operands)
     zero = sh.zeros(sh.spec(ct))
-    below, above = sh.compare(x, low, "LT"), sh.compare(x, high, "GT")
-    inside = sh.not_(sh.or_(below, above))
-    return sh.select(below, ct, zero), sh.select(inside, ct, zero), sh.select(above, ct, zero)
+    below, above = sh.compare(x, low, "LT"), sh.compare(high, x, "LT")
+    inside = sh.and_(sh.compare(x, low, "GT"), sh.compare(x, high, "LT"))
+    return (sh.select(sh.and_(below, sh.compare(low, high, "LT")), ct, zero), sh.select(inside, ct, zero),
+            sh.select(above, ct, zero))
 
 
 @vjp(T.neg, sh.negate, adjoint="x̄ = -ȳ")
@@ -208,9 +210,10 @@ def _cos(op: Op, ct: Value) -> Cotangents:
     return (sh.negate(sh.multiply(ct, sh.sine(op.operands[0]))),)
 
 
-@vjp(T.abs_, sh.abs_, adjoint="x̄ = ȳ·sign(x)")
+@vjp(T.abs_, sh.abs_, adjoint="x̄ = ȳ where x ≥ 0, else -ȳ (as JAX: 1 at 0)")
 def _abs(op: Op, ct: Value) -> Cotangents:
-    return (sh.multiply(ct, sh.sign(op.operands[0])),)
+    (x,) = op.operands
+    return (sh.select(sh.compare(x, sh.zeros(op.specs[0]), "GE"), ct, sh.negate(ct)),)
 
 
 @vjp(T.log1p, sh.log_plus_one, adjoint="x̄ = ȳ/(1 + x)")

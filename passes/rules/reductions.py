@@ -415,7 +415,7 @@ def _stablehlo_sort(op: Op, ct: Value | tuple[Value, ...]) -> Cotangents:
                                bool(op.attrs.get("is_stable", False)))[-1]
     copy.erase()
     tuples = full_indices(permutation, dimension)
-    return tuple(scatter_along(sh.zeros(s), tuples, c, "add") if op.wants(i) else None
+    return tuple(scatter_along(sh.zeros(s), tuples, c, "add") if op.wants(i) and op.has_cotangent(i) else None
                  for i, (s, c) in enumerate(zip(op.specs, cts, strict=True)))
 
 

@@ -402,3 +402,35 @@ def test_grad_of_grad_matches_finite_differences_of_the_gradient():
     np.testing.assert_allclose(hvp, numeric, rtol=1e-6, atol=1e-8)
     d2 = tz.grad(tz.grad(lambda t: tz.sin(t) * t * t))(0.7)
     np.testing.assert_allclose(d2, 2 * np.sin(0.7) + 4 * 0.7 * np.cos(0.7) - 0.49 * np.sin(0.7), rtol=1e-6)
+
+
+def test_third_derivative_matches_the_derivation():
+    """f = t² sin t: f''' = 6 cos t - 6 t sin t - t² cos t."""
+    t = np.float64(0.7)
+    d3 = tz.grad(tz.grad(tz.grad(lambda s: tz.sin(s) * s * s)))(t)
+    np.testing.assert_allclose(d3, 6 * np.cos(t) - 6 * t * np.sin(t) - t * t * np.cos(t), rtol=1e-10)
+
+
+def test_grad_through_an_inner_sgd_step_matches_finite_differences():
+    """A meta-loss: the loss after one SGD step, differentiated in the step size and the
+    starting weights. The reference is NumPy's forward (with the inner gradient derived by
+    hand) under central differences."""
+    rng = rng_for("meta")
+    x, y = rng.standard_normal((8, 3)), rng.standard_normal(8)
+
+    def loss(w):
+        return ((tz.tanh(x @ w) - y) ** 2).mean()
+
+    def meta(lr, w):
+        return loss(w - lr * tz.grad(loss)(w))
+
+    def meta_np(lr, w):
+        t = np.tanh(x @ w)
+        w1 = w - lr * 2 / len(y) * x.T @ ((t - y) * (1 - t ** 2))
+        return ((np.tanh(x @ w1) - y) ** 2).mean()
+
+    lr, w = np.float64(0.3), rng.standard_normal(3)
+    g_lr, g_w = tz.grad(meta, argnums=(0, 1))(lr, w)
+    np.testing.assert_allclose(g_lr, (meta_np(lr + H, w) - meta_np(lr - H, w)) / (2 * H), rtol=1e-6)
+    numeric = [(meta_np(lr, w + H * e) - meta_np(lr, w - H * e)) / (2 * H) for e in np.eye(3)]
+    np.testing.assert_allclose(g_w, numeric, rtol=1e-6, atol=1e-9)

@@ -3,6 +3,10 @@ custom VJPs and errors. Numeric checks compile with IREE in float64."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -328,3 +332,39 @@ def test_rematerialized_cones_keep_their_attributes():
     value, gx = program("g_value_and_grad", x)
     np.testing.assert_allclose(value, np.sum(np.where(x > 0, x * x, np.exp(x))), rtol=1e-12)
     np.testing.assert_allclose(gx, np.where(x > 0, 2 * x, np.exp(x)), rtol=1e-12)
+
+
+HESSIAN_SRC = """
+func.func @f(%a: tensor<4x3xf64>, %w: tensor<3x1xf64>) -> tensor<f64> {
+  %0 = "tenzr.matmul"(%a, %w) : (tensor<4x3xf64>, tensor<3x1xf64>) -> tensor<4x1xf64>
+  %1 = "tenzr.tanh"(%0) : (tensor<4x1xf64>) -> tensor<4x1xf64>
+  %2 = "tenzr.reduce_sum"(%1) : (tensor<4x1xf64>) -> tensor<f64>
+  return %2 : tensor<f64>
+}
+"""
+
+
+def test_the_tools_take_a_gradient_of_a_gradient(tmp_path):
+    """`--tenzr-grad=func=f --tenzr-grad="func=f_grad mode=vjp"` is a Hessian-vector
+    product, through tenzr-opt, tenzr-compile and tenzr-run as a user runs them. For
+    f = Σ tanh(A w): ∇f = Aᵀ(1 - t²), H = Aᵀ diag(-2t(1 - t²)) A with t = tanh(A w)."""
+    rng = np.random.default_rng(7)
+    a, w, v = rng.standard_normal((4, 3)), rng.standard_normal((3, 1)), rng.standard_normal((3, 1))
+    (tmp_path / "f.mlir").write_text(HESSIAN_SRC)
+    for i, x in enumerate([a, w, v]):
+        np.save(tmp_path / f"in{i}.npy", x)
+    tools = Path(sys.executable).parent
+    commands = [
+        [tools / "tenzr-opt", "f.mlir", "--tenzr-grad=func=f wrt=1", "--tenzr-grad=func=f_grad wrt=1 mode=vjp",
+         "-o", "h.mlir"],
+        [tools / "tenzr-compile", "h.mlir", "--target=cpu", "-o", "h.vmfb"],
+        [tools / "tenzr-run", "h.vmfb", "--function", "f_grad_vjp", "--input", "in0.npy", "--input", "in1.npy",
+         "--input", "in2.npy", "--output-dir", "out"],
+    ]
+    for command in commands:
+        done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    grad, hvp = (np.load(tmp_path / "out" / f"result{i}.npy") for i in range(2))
+    t = np.tanh(a @ w)
+    np.testing.assert_allclose(grad, a.T @ (1 - t ** 2), rtol=1e-12)
+    np.testing.assert_allclose(hvp, a.T @ (-2 * t * (1 - t ** 2) * (a @ v)), rtol=1e-12, atol=1e-14)

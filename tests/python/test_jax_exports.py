@@ -104,6 +104,12 @@ CASES = {
     "attention": (attention, [r(4, 3), r(5, 3), r(5, 2)]),
     "clip_where_maximum": (lambda x: (jnp.clip(x, -0.5, 0.5) + jnp.where(x > 0, x, 0.1 * x)
                                       + jnp.maximum(x, 0.2)).sum(), [r(3, 4)]),
+    # Inputs on the kinks get JAX's choices: clamp 0 at its bounds, abs 1 at 0, maximum ½
+    # at a tie. (JAX differentiates lax.clamp only with bounds of the operand's shape; and
+    # jax.nn.relu's custom JVP, 0 at 0, is not in its export, a maximum with 0.)
+    "ties_at_kinks": (lambda x, lo, hi: (lax.clamp(lo, x, hi) * x).sum() + (jnp.abs(x) + jnp.maximum(x, 0.5)).sum(),
+                      [np.array([[-1.0, -0.5, 0.0, 0.5], [1.0, 0.2, 2.0, -2.0]]), np.full((2, 4), -0.5),
+                       np.full((2, 4), 0.5)]),
     "pad_concat_strided_repeat": (lambda x: (jnp.concatenate([jnp.pad(x, ((1, 0), (0, 2))),
                                                               x[::-1, ::2].repeat(3, 1)], 0) ** 2).sum(), [r(3, 4)]),
     "prod": (lambda x: jnp.prod(x, axis=1).sum(), [r(3, 4)]),
