@@ -204,18 +204,19 @@ def _tool(name: str) -> str:
     return str(Path(sys.executable).parent / name)
 
 
-@pytest.mark.parametrize("target", ["cpu", "vulkan"])
+def _pool_conv(x, w):
+    pooled = lax.reduce_window(jax.nn.relu(x), -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "SAME")
+    return jnp.tanh(lax.conv_general_dilated(pooled, w, (1, 1), "SAME",
+                                             dimension_numbers=("NHWC", "HWIO", "NHWC"))).sum()
+
+
+@pytest.mark.parametrize("target", ["cpu", "vulkan", "cuda"])
 def test_the_tools_differentiate_compile_and_run_a_jax_export(tmp_path, target):
     """As a user would: tenzr-opt --tenzr-grad, tenzr-compile --target, tenzr-run."""
-    if target == "vulkan" and not device_available("vulkan"):
-        pytest.skip("no Vulkan device (install Mesa's lavapipe: apt-get install mesa-vulkan-drivers)")
-    dtype = np.float64 if target == "cpu" else np.float32  # (no float64 on IREE's portable Vulkan target)
-
-    def f(x, w):
-        pooled = lax.reduce_window(jax.nn.relu(x), -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "SAME")
-        return jnp.tanh(lax.conv_general_dilated(pooled, w, (1, 1), "SAME",
-                                                 dimension_numbers=("NHWC", "HWIO", "NHWC"))).sum()
-
+    if target != "cpu" and not device_available(target):
+        pytest.skip(f"no {target} device (Vulkan: apt-get install mesa-vulkan-drivers; CUDA: make gpu-check)")
+    dtype = np.float64 if target != "vulkan" else np.float32  # (no float64 on IREE's portable Vulkan target)
+    f = _pool_conv
     args = [r(1, 5, 5, 2).astype(dtype), r(3, 3, 2, 3).astype(dtype)]
     (tmp_path / "f.mlir").write_text(jax.jit(f).lower(*args).as_text())
     value, grads = jax.value_and_grad(f, argnums=(0, 1))(*args)
@@ -234,3 +235,15 @@ def test_the_tools_differentiate_compile_and_run_a_jax_export(tmp_path, target):
     tolerance = 1e-10 if dtype == np.float64 else 2e-5
     for g, w in zip(got, [value, *grads], strict=True):
         np.testing.assert_allclose(g, np.asarray(w), rtol=tolerance, atol=tolerance)
+
+
+def test_a_differentiated_jax_export_compiles_for_cuda(tmp_path):
+    """Without a GPU, the CUDA half of the tools' path: tenzr-compile --target=cuda builds
+    the value_and_grad module (the run is the test above, on a GPU)."""
+    args = [r(1, 5, 5, 2), r(3, 3, 2, 3)]
+    (tmp_path / "f.mlir").write_text(jax.jit(_pool_conv).lower(*args).as_text())
+    for command in [[_tool("tenzr-opt"), "f.mlir", "--tenzr-grad=func=main mode=value_and_grad", "-o", "g.mlir"],
+                    [_tool("tenzr-compile"), "g.mlir", "--target=cuda", "-o", "g.vmfb"]]:
+        done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    assert (tmp_path / "g.vmfb").stat().st_size > 0
