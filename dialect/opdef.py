@@ -185,6 +185,9 @@ class Op:
     driver passes zeros for the others."""
     operation: ir.Operation | None = None
     """The op in IR (None while it is being built): rules of region ops read its regions."""
+    driver: Any = None
+    """During a transformation: its driver, which rules of region ops ask to transform
+    their regions (see `tenzr_grad._Sweep`)."""
 
     @property
     def result(self) -> TensorSpec:
@@ -230,6 +233,10 @@ class OpDef:
     position: cheap to recompute (tenzr-grad rematerializes such ops)."""
     transcendental: bool = False
     """Costs many instructions or a long latency per element (exp, sin, ...)."""
+    regions: int = 0
+    """How many regions the op has (-1: one or more); the rule checks them."""
+    terminator: bool = False
+    """Ends a region of a tenzr region op (tenzr.yield)."""
 
     @property
     def name(self) -> str:
@@ -278,8 +285,12 @@ class OpDef:
 
     def decode(self, operation: ir.Operation) -> Op:
         """Decodes and verifies `operation`; raises VerifyError on a broken rule."""
-        if len(operation.regions) or len(operation.successors):
-            fail("has regions or successors, but tenzr ops take neither")
+        if len(operation.successors):
+            fail("has successors, but tenzr ops take none")
+        if self.regions == 0 and len(operation.regions):
+            fail("has regions, but takes none")
+        if self.regions > 0 and len(operation.regions) != self.regions:
+            fail(f"must have {self.regions} regions, got {len(operation.regions)}")
         operands = list(operation.operands)
         self._check_arity(len(operands))
         specs = [_spec_or_fail(v.type, f"operand #{i}") for i, v in enumerate(operands)]
@@ -304,7 +315,7 @@ class OpDef:
         outputs = list(operation.results)
         results = [spec_of_type(r.type) for r in outputs]
         attributes = operation.attributes
-        rank = specs[0].rank if specs else results[0].rank  # type: ignore[union-attr]
+        rank = specs[0].rank if specs else results[0].rank if results else 0  # type: ignore[union-attr]
         values: dict[str, Any] = {}
         for attr in self.attrs:
             if attr.name in attributes:
@@ -324,6 +335,8 @@ class OpDef:
                  **attrs: Any) -> Any:
         """Creates the op at the current insertion point and location; returns its result
         (a list of results for multi-result ops)."""
+        if self.regions:
+            raise TypeError(f"{self.name} has regions: build it with tenzr.dialect.control")
         self._check_arity(len(operands))
         specs = [_spec_or_fail(v.type, f"operand #{i}") for i, v in enumerate(operands)]
         given = [result] if isinstance(result, TensorSpec) else list(result or [])

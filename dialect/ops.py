@@ -519,6 +519,84 @@ custom_call = OpDef("custom_call", "A user op; its lowering and VJP come from th
                     ("x...",), _custom_call_rule, attrs=(Attr("call_target_name", Str()),),
                     given_result=True, open_attrs=True)
 
+# --------------------------------------------------------------------------- control flow
+# Region ops with StableHLO's semantics (stablehlo.while, stablehlo.case). Their regions
+# take their inputs as block arguments and end with `tenzr.yield`; they may also use values
+# from outside, as StableHLO's regions may.
+
+
+def _region_block(op: Op, index: int, arguments: list[TensorSpec], what: str) -> list[TensorSpec]:
+    """The types region `index` yields, after checking it has one block taking `arguments`
+    and ending with tenzr.yield."""
+    assert op.operation is not None
+    blocks = op.operation.regions[index].blocks
+    if len(blocks) != 1:
+        fail(f"{what} (region #{index}) must have one block, got {len(blocks)}")
+    block = blocks[0]
+    got = [spec_of_type(a.type) for a in block.arguments]
+    if got != arguments:
+        def listed(specs: list) -> str:
+            return "(" + ", ".join(str(s) for s in specs) + ")"
+
+        fail(f"{what} (region #{index}) must take {listed(arguments)}, got {listed(got)}")
+    operations = block.operations
+    last = operations[len(operations) - 1].operation if len(operations) else None
+    if last is None or last.name != yield_.name:
+        fail(f"{what} (region #{index}) must end with '{yield_.name}'")
+    return [spec_of_type(v.type) for v in last.operands]  # type: ignore[misc]
+
+
+def _while_rule(op: Op) -> list[TensorSpec]:
+    carried = list(op.specs)
+    if op.operation is None or len(op.operation.regions) != 2:
+        fail("must have two regions (cond, body)")
+    if _region_block(op, 0, carried, "cond") != [TensorSpec((), "i1")]:
+        fail("cond (region #0) must yield one tensor<i1>")
+    yielded = _region_block(op, 1, carried, "body")
+    if yielded != carried:
+        fail(f"body (region #1) must yield the carried types ({', '.join(map(str, carried))}), got "
+             f"({', '.join(map(str, yielded))})")
+    return carried
+
+
+while_ = OpDef("while", "`while cond(x): x = body(x)` from the operands; the result is the last x "
+               "(stablehlo.while). Regions: cond (x...) -> i1, body (x...) -> x....",
+               ("init...",), _while_rule, regions=2)
+
+
+def _case_rule(op: Op) -> list[TensorSpec]:
+    if not op.specs or op.specs[0] != TensorSpec((), "i32"):
+        fail(f"index (operand #0) must be tensor<i32>, got {op.specs[0] if op.specs else 'none'}")
+    assert op.operation is not None
+    count = len(op.operation.regions)
+    if count < 1:
+        fail("must have at least one branch region")
+    inputs = list(op.specs[1:])
+    first = _region_block(op, 0, inputs, "branch 0")
+    for i in range(1, count):
+        got = _region_block(op, i, inputs, f"branch {i}")
+        if got != first:
+            fail(f"branch {i} yields ({', '.join(map(str, got))}), but branch 0 yields "
+                 f"({', '.join(map(str, first))}): every branch must yield the same types")
+    return first
+
+
+case = OpDef("case", "Runs branch `index` on the other operands (an index out of range runs the last, "
+             "as stablehlo.case) and returns what it yields. Each region takes the operands after the "
+             "index.", ("index", "operands..."), _case_rule, regions=-1)
+
+
+def _yield_rule(op: Op) -> list[TensorSpec]:
+    assert op.operation is not None
+    parent = op.operation.parent
+    if parent is None or parent.name not in (while_.name, case.name):
+        fail(f"ends a region of '{while_.name}' or '{case.name}', not of '{parent.name if parent else 'nothing'}'")
+    return []
+
+
+yield_ = OpDef("yield", "Ends a region of tenzr.while or tenzr.case with the values it yields.", ("values...",),
+               _yield_rule, gradient="none", terminator=True)
+
 # --------------------------------------------------------------------------- the table
 
 OPS: dict[str, OpDef] = {d.name: d for d in globals().values() if isinstance(d, OpDef)}

@@ -80,7 +80,8 @@ def _unterminated_blocks(ops: list[ir.Operation]) -> list[TenzrError]:
                 operations = block.operations
                 count = len(operations)
                 last = operations[count - 1].operation if count else None
-                if last is not None and last.name.startswith(PREFIX):
+                if last is not None and last.name.startswith(PREFIX) and not getattr(OPS.get(last.name),
+                                                                                      "terminator", False):
                     errors.append(TenzrError(f"'{last.name}' op ends a block of '{op.name}', but tenzr ops are not "
                                              "terminators (is a 'return' missing?)", last.location))
     return errors

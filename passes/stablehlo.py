@@ -88,9 +88,10 @@ MAY_WRITE_AN_OPERAND = frozenset(f"stablehlo.{name}" for name in (
 function argument, IREE writes into the caller's input (iree-org/iree#16168)."""
 
 PURE_WITH_REGIONS = frozenset(f"stablehlo.{name}" for name in (
-    "reduce", "reduce_window", "scatter", "select_and_scatter", "sort", "map"))
+    "reduce", "reduce_window", "scatter", "select_and_scatter", "sort", "map", "while", "case"))
 """Ops with regions that only compute their results (their regions are combiners and
-comparators), so one whose results are unused can be erased."""
+comparators, loop bodies and branches, which hold nothing with side effects here), so one
+whose results are unused can be erased."""
 
 ELEMENTWISE: set[str] = set()
 """Names of the elementwise ops emitted here (IREE fuses chains of them into one loop)."""
@@ -611,3 +612,33 @@ def _total_order_less(a: Value, b: Value) -> Value:
         return less
     a_is_number, b_is_nan = compare(a, a, "EQ"), compare(b, b, "NE")
     return or_(less, and_(b_is_nan, a_is_number))
+
+
+# --------------------------------------------------------------------------- control flow
+
+
+@builds("stablehlo.while")
+def while_loop(operands: Sequence[Value], cond: Callable[[list[Value]], Value],
+               body: Callable[[list[Value]], Sequence[Value]]) -> list[Value]:
+    """`while cond(x): x = body(x)` from `operands`. The builders get the carried values as
+    block arguments and use nothing else from outside (IREE is surest of loops without
+    captured values: pass what the regions read as carries)."""
+    specs = [spec(v) for v in operands]
+    op = create("stablehlo.while", specs, operands, regions=2)
+    for region, build in zip(op.regions, (lambda xs: [cond(xs)], body), strict=True):
+        block = region.blocks.append(*[ir_type(s) for s in specs])
+        with ir.InsertionPoint(block):
+            _return(*build(list(block.arguments)))
+    return list(op.results)
+
+
+@builds("stablehlo.case")
+def case(index: Value, results: Sequence[TensorSpec], branches: Sequence[Callable[[], Sequence[Value]]]) -> list[Value]:
+    """Runs branch `index` (clamped: out of range runs the last) and returns its results;
+    the branches read what they need from outside."""
+    op = create("stablehlo.case", results, [index], regions=len(branches))
+    for region, build in zip(op.regions, branches, strict=True):
+        with ir.InsertionPoint(region.blocks.append()):
+            _return(*build())
+    return list(op.results)
+

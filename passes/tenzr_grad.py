@@ -56,6 +56,10 @@ def function_type(func: ir.Operation) -> ir.FunctionType:
     return ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
 
 
+def _name_of(func: ir.Operation) -> str:
+    return ir.StringAttr(func.attributes["sym_name"]).value
+
+
 def _is_public(func: ir.Operation) -> bool:
     return "sym_visibility" not in func.attributes or ir.StringAttr(func.attributes["sym_visibility"]).value == "public"
 
@@ -67,22 +71,22 @@ def _has_uses(value: Value) -> bool:
 # --------------------------------------------------------------------------- inlining
 
 
-def _inline(call: ir.Operation, callee: ir.Operation) -> None:
-    mapping: dict[Value, Value] = dict(zip(callee.regions[0].blocks[0].arguments, call.operands, strict=True))
-    returned: list[Value] = []
-    with ir.InsertionPoint(call):
-        for op in body_ops(callee):
-            if op.name == "func.return":
-                returned = [mapping.get(v, v) for v in op.operands]
-                break
-            clone = op.clone()
-            for i, v in enumerate(clone.operands):
-                if v in mapping:
-                    clone.operands[i] = mapping[v]
-            mapping.update(zip(op.results, clone.results, strict=True))
+def _inline(call: ir.Operation, callee: ir.Operation) -> list[Value]:
+    """Replaces `call` by a copy of `callee`'s body (regions included: the copy's nested ops
+    read the call's operands too); returns the values that replace the call's results."""
+    copy = callee.clone()
+    block = copy.regions[0].blocks[0]
+    for argument, operand in zip(block.arguments, call.operands, strict=True):
+        argument.replace_all_uses_with(operand)
+    ops = body_ops(copy)
+    for op in ops[:-1]:
+        op.move_before(call)
+    returned = list(ops[-1].operands)
     for result, value in zip(call.results, returned, strict=True):
         result.replace_all_uses_with(value)
     call.erase()
+    copy.erase()
+    return returned
 
 
 def _nested_calls(func: ir.Operation) -> list[ir.Operation]:
@@ -135,6 +139,10 @@ def _unbroadcast(ct: Value, target: TensorSpec) -> Value:
 
 @dataclass
 class _Sweep:
+    """The reverse sweep over one function; rules of region ops use its region API
+    (`region_function`, `vjp_of`, `call_inline`, `accumulate`) through `op.driver`."""
+
+    module: ir.Operation
     funcs: dict[str, ir.Operation]
     active: set[Value]
     recomputed: dict[ir.Operation, ir.Operation] = field(default_factory=dict)
@@ -169,6 +177,7 @@ class _Sweep:
                 decoded = view(self.recomputed.get(op, op))
                 decoded.wanted = tuple(v in self.active for v in operands)
                 decoded.seeded = tuple(c is not None for c in cts)
+                decoded.driver = self
                 ct = cts[0] if len(cts) == 1 else tuple(c if c is not None else sh.zeros(s)
                                                         for c, s in zip(cts, decoded.results, strict=True))
                 grads = rule(decoded, ct)  # type: ignore[operator]
@@ -186,6 +195,61 @@ class _Sweep:
             for value, grad in zip(operands, grads, strict=True):
                 if grad is not None:
                     self.accumulate(value, grad, op.name)
+
+    # --- the region API
+
+    def region_function(self, region: ir.Region, captured: Sequence[Value]) -> ir.Operation:
+        """A private function of the module computing what `region` yields from its block
+        arguments, then `captured` (the values from outside it that it uses): a copy of the
+        region's block, its terminator a return. The caller erases it when done."""
+        owner = region.owner
+        index = next(i for i, r in enumerate(owner.regions) if r == region)
+        copy = owner.clone()
+        block = copy.regions[index].blocks[0]
+        types = [a.type for a in block.arguments]
+        name = _fresh(self.funcs, "region")
+        with owner.location, ir.InsertionPoint(module_body(self.module)):
+            func = ir.Operation.create("func.func", attributes={
+                "sym_name": ir.StringAttr.get(name), "sym_visibility": ir.StringAttr.get("private"),
+                "function_type": ir.TypeAttr.get(ir.FunctionType.get(types, []))}, regions=1)
+        block.append_to(func.regions[0])
+        copy.erase()
+        for value in captured:
+            argument = block.add_argument(value.type, owner.location)
+            for use in list(value.uses):
+                if _is_inside(use.owner, func):
+                    use.owner.operands[use.operand_number] = argument
+        terminator = body_ops(func)[-1]
+        with owner.location, ir.InsertionPoint(terminator):
+            ir.Operation.create("func.return", results=[], operands=list(terminator.operands))
+        terminator.erase()
+        results = [v.type for v in body_ops(func)[-1].operands]
+        func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get([a.type for a in block.arguments],
+                                                                              results))
+        self.funcs[name] = func
+        return func
+
+    def vjp_of(self, func: ir.Operation, wrt: Sequence[int]) -> ir.Operation:
+        """`func`'s VJP function `(args..., cotangents...) -> (results..., argument
+        cotangents for wrt...)`, added to the module (the caller erases it when done)."""
+        name = _name_of(func)
+        derived = differentiate(self.module, name, wrt, "vjp", recompute=False)
+        derived.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        self.funcs[f"{name}_vjp"] = derived
+        return derived
+
+    def call_inline(self, func: ir.Operation, operands: Sequence[Value]) -> list[Value]:
+        """The results of `func` on `operands`, its body copied here."""
+        ftype = function_type(func)
+        call = ir.Operation.create("func.call", results=list(ftype.results), operands=list(operands),
+                                   attributes={"callee": ir.FlatSymbolRefAttr.get(_name_of(func))})
+        return _inline(call, func)
+
+    def forget(self, *funcs: ir.Operation) -> None:
+        """Erases functions the region API made."""
+        for func in funcs:
+            self.funcs.pop(_name_of(func), None)
+            func.erase()
 
     def _custom_call_vjp(self, call: ir.Operation, cts: list[Value | None]) -> list[Value]:
         callee = _callee(call, self.funcs)
@@ -277,16 +341,53 @@ def activity(forward: list[ir.Operation], wrt: Sequence[Value], outputs: Sequenc
     return useful
 
 
+def _is_pure(op: ir.Operation) -> bool:
+    """Whether `op` only computes its results (tenzr ops, and StableHLO ops whose regions
+    are combiners, comparators, loop bodies or branches)."""
+    return op.name != "func.call" and (not len(op.regions) or op.name in sh.PURE_WITH_REGIONS or op.name in OPS)
+
+
 def _dce(ops: Sequence[ir.Operation]) -> None:
     """Erases those of `ops` (in program order) whose results are all unused, last first, so
     that an op whose users were erased goes too. Calls, terminators and ops with regions
-    stay, unless the emitter lists the op as pure (a reduce, a scatter): forward values
-    grad mode does not return die here, and so do the cotangents a rule computes for an
-    operand that turns out not to need one."""
+    stay, unless the op is pure (a reduce, a loop): forward values grad mode does not return
+    die here, and so do the cotangents a rule computes for an operand that turns out not to
+    need one."""
     for op in reversed(ops):
-        if (len(op.results) and (not len(op.regions) or op.name in sh.PURE_WITH_REGIONS)
-                and op.name != "func.call" and not any(_has_uses(r) for r in op.results)):
+        if len(op.results) and _is_pure(op) and not any(_has_uses(r) for r in op.results):
             op.erase()
+
+
+def _dce_everywhere(func: ir.Operation) -> None:
+    """`_dce` in every block of `func`, inner regions first (then an op whose region no
+    longer uses a value lets that value die too)."""
+    blocks: list[ir.Block] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        for region in op.regions:
+            blocks.extend(region.blocks)
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit, ir.WalkOrder.PRE_ORDER)
+    for block in reversed(blocks):
+        _dce([op.operation for op in block.operations][:-1])
+
+
+def _fresh(funcs: dict[str, ir.Operation], base: str) -> str:
+    n = len(funcs)
+    while f"__{base}{n}" in funcs or f"__{base}{n}_vjp" in funcs:
+        n += 1
+    return f"__{base}{n}"
+
+
+def _is_inside(op: ir.Operation | ir.OpView, ancestor: ir.Operation) -> bool:
+    current: ir.Operation | None = op.operation
+    while current is not None:
+        if current == ancestor:
+            return True
+        parent = current.parent
+        current = parent.operation if parent is not None else None
+    return False
 
 
 # --------------------------------------------------------------------------- the transform
@@ -344,19 +445,19 @@ def differentiate(module: ir.Operation, name: str, wrt: Sequence[int] = (), mode
         seeded_outputs = [v for v, s in zip(outputs, seeds, strict=True) if s is not None]
         # (Without forward outputs to return, nothing is computed twice: IREE fuses it all.)
         recomputed = rematerialize(forward, args) if recompute and mode != "grad" else {}
-        sweep = _Sweep(funcs, activity(forward, wrt_args, seeded_outputs), recomputed)
+        sweep = _Sweep(module, funcs, activity(forward, wrt_args, seeded_outputs), recomputed)
         for value, seed in zip(outputs, seeds, strict=True):
             if seed is not None:
                 sweep.accumulate(value, seed, "the seed")
         for op in reversed(forward):
             sweep.visit(op)
         grads = [sweep.adjoints.get(a) or sh.zeros(_spec(ftype.inputs[i])) for a, i in zip(wrt_args, wrt, strict=True)]
-        results = grads if mode == "grad" else [*outputs, *grads]
+        results = grads if mode == "grad" else [*ret.operands, *grads]
         ir.Operation.create("func.return", results=[], operands=results)
     ret.erase()
     inputs = [a.type for a in block.arguments]
     new.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, [v.type for v in results]))
-    _dce(body_ops(new)[:-1])
+    _dce_everywhere(new)
     return new
 
 

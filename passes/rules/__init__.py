@@ -96,4 +96,4 @@ for _opdef in OPS.values():
         VJP_RULES[_opdef.name] = NO_DERIVATIVE
 
 # The families register their rules when imported (after the helpers above exist).
-from tenzr.passes.rules import custom, elementwise, indexing, linalg, reductions, shape  # noqa: E402, F401
+from tenzr.passes.rules import control, custom, elementwise, indexing, linalg, reductions, shape  # noqa: E402, F401
