@@ -36,3 +36,21 @@ def build_function(module: ir.Operation, name: str, args: Sequence[TensorSpec], 
 def new_module() -> ir.Operation:
     """An empty `builtin.module` in the current context."""
     return ir.Module.create(ir.Location.unknown()).operation
+
+
+def inline_call(call: ir.Operation, callee: ir.Operation) -> list[ir.Value]:
+    """Replaces `call` by a copy of `callee`'s body (regions included: the copy's nested ops
+    read the call's operands too); returns the values that replace the call's results."""
+    copy = callee.clone()
+    block = copy.regions[0].blocks[0]
+    for argument, operand in zip(block.arguments, call.operands, strict=True):
+        argument.replace_all_uses_with(operand)
+    operations = [op.operation for op in block.operations]
+    for op in operations[:-1]:
+        op.move_before(call)
+    returned = list(operations[-1].operands)
+    for result, value in zip(call.results, returned, strict=True):
+        result.replace_all_uses_with(value)
+    call.erase()
+    copy.erase()
+    return returned

@@ -27,6 +27,7 @@ from typing import ClassVar
 
 from tenzr.dialect.context import body_ops, captured_values, functions, module_body
 from tenzr.dialect.diagnostics import TenzrError
+from tenzr.dialect.functions import inline_call
 from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.ops import OPS
 from tenzr.dialect.types import TensorSpec, spec_of, spec_of_type
@@ -71,24 +72,6 @@ def _has_uses(value: Value) -> bool:
 # --------------------------------------------------------------------------- inlining
 
 
-def _inline(call: ir.Operation, callee: ir.Operation) -> list[Value]:
-    """Replaces `call` by a copy of `callee`'s body (regions included: the copy's nested ops
-    read the call's operands too); returns the values that replace the call's results."""
-    copy = callee.clone()
-    block = copy.regions[0].blocks[0]
-    for argument, operand in zip(block.arguments, call.operands, strict=True):
-        argument.replace_all_uses_with(operand)
-    ops = body_ops(copy)
-    for op in ops[:-1]:
-        op.move_before(call)
-    returned = list(ops[-1].operands)
-    for result, value in zip(call.results, returned, strict=True):
-        result.replace_all_uses_with(value)
-    call.erase()
-    copy.erase()
-    return returned
-
-
 def _nested_calls(func: ir.Operation) -> list[ir.Operation]:
     found: list[ir.Operation] = []
 
@@ -113,7 +96,7 @@ def inline_calls(func: ir.Operation, funcs: dict[str, ir.Operation]) -> None:
             if not callee.regions[0].blocks:
                 raise TenzrError(f"cannot differentiate through external function '@{_symbol(call, 'callee')}' "
                                  "(give it a body or a tenzr.custom_vjp)", call.location)
-            _inline(call, callee)
+            inline_call(call, callee)
     raise TenzrError("calls nest deeper than 64 levels (recursion cannot be differentiated)", func.location)
 
 
@@ -243,7 +226,7 @@ class _Sweep:
         ftype = function_type(func)
         call = ir.Operation.create("func.call", results=list(ftype.results), operands=list(operands),
                                    attributes={"callee": ir.FlatSymbolRefAttr.get(_name_of(func))})
-        return _inline(call, func)
+        return inline_call(call, func)
 
     def forget(self, *funcs: ir.Operation) -> None:
         """Erases functions the region API made."""

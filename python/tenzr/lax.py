@@ -2,7 +2,8 @@
 
 `tz.lax.<op>(*operands, **attributes)` emits `tenzr.<op>` as written (no promotion). Ops
 whose result type is chosen by the caller take `result_shape=` and `result_dtype=`.
-The common ones have friendlier signatures below.
+The common ones have friendlier signatures below. Loops and conditionals (`fori_loop`,
+`scan`, `while_loop`, `cond`, `switch`) have JAX's (see `tenzr.control`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tenzr.control import cond, fori_loop, scan, switch, while_loop
 from tenzr.core import Array, asarray, check_arguments, dtype_name, emit, promote
 from tenzr.dialect import ops as T
 from tenzr.dialect.opdef import OpDef
@@ -33,7 +35,8 @@ def _op(opdef: OpDef):
 
 
 for _name, _opdef in T.OPS.items():
-    globals()[_opdef.mnemonic] = _op(_opdef)
+    if not (_opdef.regions or _opdef.terminator):  # (control flow: below)
+        globals()[_opdef.mnemonic] = _op(_opdef)
 
 
 def scatter(x: Any, indices: Any, updates: Any, axis: int = 0, mode: str = "set") -> Array:
@@ -78,3 +81,6 @@ def _index(start: Any) -> Array:
 
 
 check_arguments(globals(), "tz.lax.")
+
+__all__ = [name for name in globals() if not name.startswith("_")] + [
+    "cond", "fori_loop", "scan", "switch", "while_loop"]

@@ -1,0 +1,263 @@
+"""Loops and conditionals, with JAX's names and signatures: `fori_loop`, `scan`,
+`while_loop`, `cond`, `switch` (in `tz.lax`, as in `jax.lax`).
+
+Each traces its Python functions once, into functions of the module being traced, and
+emits one region op (`tenzr.while`, `tenzr.case`) whose regions hold their bodies: a loop is
+never unrolled, and every transformation (`grad`, `vjp`, `jit`) differentiates or compiles
+the op itself. Arrays the functions close over are read from the regions directly.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from tenzr.core import Array, ShapeDtype, asarray, current_trace, user_location
+from tenzr.dialect import ops as T
+from tenzr.dialect.diagnostics import TenzrError
+from tenzr.dialect.functions import inline_call
+from tenzr.dialect.ir_imports import ir
+from tenzr.dialect.types import TensorSpec, ir_type, numpy_dtype
+from tenzr.numpy_api import clip
+from tenzr.pytree import TreeDef, flatten, unflatten
+from tenzr.transforms import Traced, jit, trace_into
+
+
+def _traced(fn: Callable, args: tuple, name: str, wrap: Callable[[Any], Any] | None = None) -> Traced:
+    trace = current_trace()
+    assert trace is not None
+    return trace_into(trace, fn, args, name, wrap)
+
+
+def _inline(traced: Traced, operands: Sequence[ir.Value]) -> list[ir.Value]:
+    """`traced`'s body, emitted here on `operands` (and the arrays it closed over)."""
+    call = ir.Operation.create("func.call", results=traced.result_types,
+                               operands=[*operands, *(a.value for a in traced.captures)],
+                               attributes={"callee": ir.FlatSymbolRefAttr.get(traced.name)})
+    return inline_call(call, traced.func)
+
+
+def _region_op(name: str, operands: Sequence[ir.Value], results: Sequence[ir.Type],
+               regions: Sequence[tuple[Sequence[ir.Type], Callable[[list[ir.Value]], Sequence[ir.Value]]]]
+               ) -> ir.Operation:
+    """Creates op `name` here; region r gets a block of `regions[r][0]`-typed arguments,
+    filled by `regions[r][1](arguments)`, which returns what the block yields."""
+    with user_location():
+        op = ir.Operation.create(name, results=list(results), operands=list(operands), regions=len(regions))
+        for region, (types, build) in zip(op.regions, regions, strict=True):
+            block = region.blocks.append(*types)
+            with ir.InsertionPoint(block):
+                out = build(list(block.arguments))
+                ir.Operation.create(T.yield_.name, results=[], operands=list(out))
+    return op
+
+
+def _erase(*traced: Traced) -> None:
+    for t in traced:
+        t.func.erase()
+
+
+def _leaves(tree: Any) -> tuple[list[Array], TreeDef]:
+    leaves, treedef = flatten(tree)
+    return [asarray(leaf) for leaf in leaves], treedef
+
+
+def _types(arrays: Sequence[Array]) -> list[ir.Type]:
+    return [a.value.type for a in arrays]
+
+
+def _specs(arrays: Sequence[Array]) -> list[TensorSpec]:
+    return [a.spec for a in arrays]
+
+
+def _check_same(what: str, got_tree: TreeDef, got: Sequence[TensorSpec], want_tree: TreeDef,
+                want: Sequence[TensorSpec]) -> None:
+    if got_tree != want_tree or list(got) != list(want):
+        raise TenzrError(f"{what} must have the same structure and types as the carried value: got "
+                         f"{_shown(got_tree, got)}, expected {_shown(want_tree, want)}", user_location())
+
+
+def _shown(tree: TreeDef, specs: Sequence[TensorSpec]) -> str:
+    return str(unflatten(tree, [str(s) for s in specs])).replace("'", "")
+
+
+def _eager(fn: Callable, *args: Any) -> Any:
+    """Outside a trace, a control-flow call is compiled and run on its own."""
+    return jit(fn)(*args)
+
+
+# --------------------------------------------------------------------------- loops
+
+
+def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], init_val: Any) -> Any:
+    """`while cond_fun(val): val = body_fun(val)`, from `init_val` (a pytree), as
+    `jax.lax.while_loop`. Unlike JAX, reverse mode differentiates it, whatever the trip
+    count (see `tenzr.passes.rules.control`)."""
+    if current_trace() is None:
+        return _eager(lambda v: while_loop(cond_fun, body_fun, v), init_val)
+    init, tree = _leaves(init_val)
+    specs = _specs(init)
+    avals = unflatten(tree, [ShapeDtype(s.shape, s.dtype) for s in specs])
+
+    def predicate(out: Any) -> Any:
+        p = asarray(out)
+        if p.shape != () or p.spec.dtype != "i1":
+            raise TenzrError(f"tz.lax.while_loop: cond_fun must return a boolean scalar, got {p.spec}",
+                             user_location())
+        return p
+
+    cond = _traced(cond_fun, (avals,), "while_cond", predicate)
+    body = _traced(body_fun, (avals,), "while_body")
+    _check_same("tz.lax.while_loop: body_fun's output", body.out_tree, body.result_specs, tree, specs)
+    types = _types(init)
+    op = _region_op(T.while_.name, [a.value for a in init], types, [
+        (types, lambda xs: _inline(cond, xs)),
+        (types, lambda xs: _inline(body, xs)),
+    ])
+    _erase(cond, body)
+    return unflatten(tree, [Array(r) for r in op.results])
+
+
+def _int_scalar(value: Any) -> Array:
+    x = asarray(value)
+    if x.shape != () or x.spec.dtype not in ("i32", "i64"):
+        raise TenzrError(f"loop bounds and indices must be integer scalars, got {x.spec}", user_location())
+    return x if x.spec.dtype == "i32" else x.astype(np.int32)
+
+
+def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_val: Any) -> Any:
+    """`for i in range(lower, upper): val = body_fun(i, val)`, as `jax.lax.fori_loop`;
+    with Python int bounds the trip count is known, and the adjoint stores one carry per
+    iteration."""
+    if current_trace() is None:
+        return _eager(lambda v: fori_loop(lower, upper, body_fun, v), init_val)
+    init, tree = _leaves(init_val)
+    specs = _specs(init)
+    avals = unflatten(tree, [ShapeDtype(s.shape, s.dtype) for s in specs])
+    start = _int_scalar(lower)
+    stop = upper if isinstance(upper, (int, np.integer)) else _int_scalar(upper)
+    body = _traced(body_fun, (ShapeDtype((), np.int32), avals), "fori_body")
+    _check_same("tz.lax.fori_loop: body_fun's output", body.out_tree, body.result_specs, tree, specs)
+
+    def cond(xs: list[ir.Value]) -> list[ir.Value]:
+        return [(Array(xs[0]) < (stop if isinstance(stop, Array) else int(stop))).value]
+
+    def step(xs: list[ir.Value]) -> list[ir.Value]:
+        return [(Array(xs[0]) + 1).value, *_inline(body, xs)]
+
+    types = [start.value.type, *_types(init)]
+    op = _region_op(T.while_.name, [start.value, *(a.value for a in init)], types, [(types, cond), (types, step)])
+    _erase(body)
+    return unflatten(tree, [Array(r) for r in list(op.results)[1:]])
+
+
+def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | None = None,
+         reverse: bool = False, unroll: int = 1) -> tuple[Any, Any]:
+    """`jax.lax.scan`: carry = init; for each x along xs' leading axis, (carry, y) = f(carry, x);
+    returns (carry, ys stacked). `reverse` scans from the end; `unroll` is accepted for JAX's
+    signature (the loop is never unrolled)."""
+    del unroll
+    if current_trace() is None:
+        return _eager(lambda c, x: scan(f, c, x, length, reverse), init, xs)
+    carry, tree = _leaves(init)
+    x_leaves, x_tree = _leaves(xs) if xs is not None else ([], flatten(None)[1])
+    lengths = {a.shape[0] if a.shape else None for a in x_leaves}
+    if None in lengths:
+        raise TenzrError("tz.lax.scan: every leaf of xs needs a leading axis to scan over", user_location())
+    if length is not None:
+        lengths.add(int(length))
+    if len(lengths) != 1:
+        raise TenzrError("tz.lax.scan: " + ("pass length= when xs is None" if not lengths else
+                         f"the leading axes of xs and length disagree: {sorted(lengths)}"), user_location())
+    steps = lengths.pop()
+    specs = _specs(carry)
+    avals = unflatten(tree, [ShapeDtype(s.shape, s.dtype) for s in specs])
+    x_avals = unflatten(x_tree, [ShapeDtype(a.shape[1:], a.dtype) for a in x_leaves])
+    out_box: list[TreeDef] = []
+
+    def pair(out: Any) -> Any:
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TenzrError("tz.lax.scan: f must return a pair (carry, y)", user_location())
+        new_carry, y = out
+        c_leaves, c_tree = flatten(new_carry)
+        y_leaves, y_tree = flatten(y)
+        out_box.extend([c_tree, y_tree])
+        return [*c_leaves, *y_leaves]
+
+    body = _traced(f, (avals, x_avals), "scan_body", pair)
+    n = len(carry)
+    out_specs = body.result_specs
+    _check_same("tz.lax.scan: f's carry output", out_box[0], out_specs[:n], tree, specs)
+    y_specs = out_specs[n:]
+    buffers = [asarray(np.zeros((steps, *s.shape), dtype=numpy_dtype(s.dtype))) for s in y_specs]
+
+    def cond(xs_: list[ir.Value]) -> list[ir.Value]:
+        return [(Array(xs_[0]) < steps).value]
+
+    def step(values: list[ir.Value]) -> list[ir.Value]:
+        i = Array(values[0])
+        at = (steps - 1 - i) if reverse else i
+        zero = asarray(np.int32(0)).value
+        x_t = [T.reshape(T.dynamic_slice(a.value, at.value, *[zero] * (a.ndim - 1), sizes=(1, *a.shape[1:])),
+                         result=a.spec.with_shape(a.shape[1:]))
+               for a in x_leaves]
+        out = _inline(body, [*values[1:1 + n], *x_t])
+        ys = [T.dynamic_update_slice(buf, T.reshape(y, result=s.with_shape((1, *s.shape))), at.value,
+                                     *[zero] * s.rank)
+              for buf, y, s in zip(values[1 + n:], out[n:], y_specs, strict=True)]
+        return [(i + 1).value, *out[:n], *ys]
+
+    start = asarray(np.int32(0))
+    types = [start.value.type, *_types(carry), *_types(buffers)]
+    op = _region_op(T.while_.name, [start.value, *(a.value for a in carry), *(b.value for b in buffers)], types,
+                    [(types, cond), (types, step)])
+    _erase(body)
+    results = [Array(r) for r in op.results]
+    return unflatten(tree, results[1:1 + n]), unflatten(out_box[1], results[1 + n:])
+
+
+# --------------------------------------------------------------------------- conditionals
+
+
+def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -> Any:
+    """`branches[index](*operands)`, with `index` clamped into range, as `jax.lax.switch`;
+    every branch must return the same structure and types."""
+    if not branches:
+        raise TenzrError("tz.lax.switch needs at least one branch", user_location())
+    if current_trace() is None:
+        return _eager(lambda i, *ops: switch(i, branches, *ops), index, *operands)
+    return _case("tz.lax.switch", clip(_int_scalar(index), 0, len(branches) - 1), list(branches), operands)
+
+
+def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any], *operands: Any) -> Any:
+    """`true_fun(*operands) if pred else false_fun(*operands)`, as `jax.lax.cond`: both are
+    traced, the one `pred` picks runs."""
+    if current_trace() is None:
+        return _eager(lambda p, *ops: cond(p, true_fun, false_fun, *ops), pred, *operands)
+    p = asarray(pred)
+    if p.shape != ():
+        raise TenzrError(f"tz.lax.cond: pred must be a scalar, got {p.spec}", user_location())
+    index = (p != 0) if p.spec.dtype != "i1" else p
+    return _case("tz.lax.cond", index.astype(np.int32), [false_fun, true_fun], operands)
+
+
+def _case(what: str, index: Array, branches: list[Callable[..., Any]], operands: tuple) -> Any:
+    leaves, tree = _leaves(operands)
+    specs = _specs(leaves)
+    avals = unflatten(tree, [ShapeDtype(s.shape, s.dtype) for s in specs])
+    traced = [_traced(branch, avals, f"branch{b}") for b, branch in enumerate(branches)]
+    first = traced[0]
+    for b, t in enumerate(traced[1:], 1):
+        if t.out_tree != first.out_tree or t.result_specs != first.result_specs:
+            raise TenzrError(f"{what}: every branch must return the same structure and types: branch 0 returns "
+                             f"{_shown(first.out_tree, first.result_specs)}, branch {b} returns "
+                             f"{_shown(t.out_tree, t.result_specs)}", user_location())
+    types = _types(leaves)
+    op = _region_op(T.case.name, [index.value, *(a.value for a in leaves)],
+                    [ir_type(s) for s in first.result_specs],
+                    [(types, functools.partial(_inline, t)) for t in traced])
+    _erase(*traced)
+    return unflatten(first.out_tree, [Array(r) for r in op.results])
