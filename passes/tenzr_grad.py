@@ -213,13 +213,29 @@ class _Sweep:
         return func
 
     def vjp_of(self, func: ir.Operation, wrt: Sequence[int]) -> ir.Operation:
-        """`func`'s VJP function `(args..., cotangents...) -> (results..., argument
-        cotangents for wrt...)`, added to the module (the caller erases it when done)."""
+        """`func`'s pullback `(args..., cotangents...) -> (argument cotangents for wrt...)`
+        (its forward results dropped, and what only they needed), added to the module (the
+        caller erases it when done)."""
         name = _name_of(func)
         derived = differentiate(self.module, name, wrt, "vjp", recompute=False)
         derived.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        ret = body_ops(derived)[-1]
+        n_results = len(function_type(func).results)
+        grads = list(ret.operands)[n_results:]
+        with ret.location, ir.InsertionPoint(ret):
+            ir.Operation.create("func.return", results=[], operands=grads)
+        ret.erase()
+        ftype = function_type(derived)
+        derived.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(list(ftype.inputs),
+                                                                                 [v.type for v in grads]))
+        _dce_everywhere(derived)
         self.funcs[f"{name}_vjp"] = derived
         return derived
+
+    @staticmethod
+    def unused_arguments(func: ir.Operation) -> set[int]:
+        """The positions of `func`'s arguments nothing in it reads."""
+        return {i for i, a in enumerate(func.regions[0].blocks[0].arguments) if not _has_uses(a)}
 
     def call_inline(self, func: ir.Operation, operands: Sequence[Value]) -> list[Value]:
         """The results of `func` on `operands`, its body copied here."""

@@ -122,7 +122,7 @@ def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], i
 
 
 def _int_scalar(value: Any) -> Array:
-    x = asarray(value)
+    x = asarray(np.int32(value) if isinstance(value, (int, np.integer)) else value)
     if x.shape != () or x.spec.dtype not in ("i32", "i64"):
         raise TenzrError(f"loop bounds and indices must be integer scalars, got {x.spec}", user_location())
     return x if x.spec.dtype == "i32" else x.astype(np.int32)
