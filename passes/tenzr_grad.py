@@ -38,6 +38,9 @@ from tenzr.passes.views import view
 
 MODES = ("grad", "vjp", "value_and_grad")
 CUSTOM_VJP = "tenzr.custom_vjp"
+CHECKPOINT = "tenzr.checkpoint"
+"""A function carrying this unit attribute is not inlined: the reverse sweep recomputes
+its body (`tz.checkpoint`) instead of reading its values from the forward."""
 MAX_INLINE_DEPTH = 64
 
 
@@ -88,7 +91,8 @@ def inline_calls(func: ir.Operation, funcs: dict[str, ir.Operation]) -> None:
     """Inlines every call (in regions too) to a function without a custom VJP into `func`."""
     for _ in range(MAX_INLINE_DEPTH):
         calls = _nested_calls(func)
-        calls = [c for c in calls if custom_vjp_of(_callee(c, funcs)) is None]
+        calls = [c for c in calls if custom_vjp_of(_callee(c, funcs)) is None
+                 and CHECKPOINT not in _callee(c, funcs).attributes]
         if not calls:
             return
         for call in calls:
@@ -152,7 +156,9 @@ class _Sweep:
         operands = list(op.operands)
         grads: Sequence[Value | None]
         with op.location:
-            if op.name == "func.call":
+            if op.name == "func.call" and CHECKPOINT in _callee(op, self.funcs).attributes:
+                grads = self._checkpoint_vjp(op, cts)
+            elif op.name == "func.call":
                 grads = self._custom_call_vjp(op, cts)
             elif rule is NO_DERIVATIVE:
                 return
@@ -249,6 +255,22 @@ class _Sweep:
         for func in funcs:
             self.funcs.pop(_name_of(func), None)
             func.erase()
+
+    def _checkpoint_vjp(self, call: ir.Operation, cts: list[Value | None]) -> list[Value | None]:
+        """The callee's pullback, recomputing its body from the call's operands (behind an
+        optimization barrier, so that CSE does not reuse the forward's values)."""
+        callee = _callee(call, self.funcs)
+        ftype = function_type(callee)
+        operands = list(call.operands)
+        wrt = [i for i, v in enumerate(operands) if v in self.active]
+        if not wrt:
+            return [None] * len(operands)
+        pullback = self.vjp_of(callee, wrt)
+        full = [c if c is not None else sh.zeros(_spec(t)) for c, t in zip(cts, ftype.results, strict=True)]
+        grads = self.call_inline(pullback, [*sh.optimization_barrier(*operands), *full])
+        self.forget(pullback)
+        by_index = dict(zip(wrt, grads, strict=True))
+        return [by_index.get(i) for i in range(len(operands))]
 
     def _custom_call_vjp(self, call: ir.Operation, cts: list[Value | None]) -> list[Value]:
         callee = _callee(call, self.funcs)

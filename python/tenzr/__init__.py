@@ -83,7 +83,7 @@ from tenzr.numpy_api import (
 )
 from tenzr.passes.custom_ops import register_custom_op
 from tenzr.targets import Target
-from tenzr.transforms import clear_caches, custom_vjp, grad, jit, trace, value_and_grad, vjp
+from tenzr.transforms import checkpoint, clear_caches, custom_vjp, grad, jit, remat, trace, value_and_grad, vjp
 
 newaxis = None
 float16, float32, float64 = "float16", "float32", "float64"

@@ -40,7 +40,7 @@ from tenzr.dialect.functions import build_function, new_module
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.types import TensorSpec, numpy_dtype, spec_of_type
 from tenzr.passes.registry import parse_pipeline, run_pipeline
-from tenzr.passes.tenzr_grad import CUSTOM_VJP, differentiate
+from tenzr.passes.tenzr_grad import CHECKPOINT, CUSTOM_VJP, differentiate
 from tenzr.pytree import TreeDef, flatten, unflatten
 from tenzr.targets import Target, as_target
 
@@ -533,6 +533,34 @@ class custom_vjp(Traceable):  # JAX's name
         primal.func.attributes[CUSTOM_VJP] = ir.FlatSymbolRefAttr.get(backward_traced.name)
         out = _call(primal.name, leaves, primal.result_types)
         return unflatten(primal.out_tree, out)
+
+
+def checkpoint(fun: Callable, prevent_cse: bool = True, policy: Any = None,
+               static_argnums: int | tuple[int, ...] = ()) -> Callable:
+    """`fun`, whose values the reverse sweep recomputes instead of keeping from the forward
+    (JAX's `jax.checkpoint`, also named `remat`): less memory, one more evaluation of `fun`.
+    A loop's adjoint already keeps only the carries and recomputes each iteration, so a
+    checkpointed loop body changes nothing there. `prevent_cse` is always on; `policy`
+    (which values to keep anyway) and `static_argnums` are not supported yet."""
+    if policy is not None or static_argnums:
+        raise TenzrError("tz.checkpoint: policy and static_argnums are not supported yet")
+    del prevent_cse
+
+    @functools.wraps(fun)
+    def checkpointed(*args: Any) -> Any:
+        trace = current_trace()
+        if trace is None:
+            return fun(*args)
+        leaves = [asarray(leaf) for leaf in flatten(args)[0]]
+        traced = trace_into(trace, fun, args, _name(fun))
+        traced.func.attributes[CHECKPOINT] = ir.UnitAttr.get()
+        traced.func.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        return unflatten(traced.out_tree, _call(traced.name, [*leaves, *traced.captures], traced.result_types))
+
+    return checkpointed
+
+
+remat = checkpoint
 
 
 @api_boundary
