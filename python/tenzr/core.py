@@ -338,7 +338,9 @@ class Array:
     def __bool__(self) -> bool:
         raise TenzrError(
             "a traced array has no concrete value, so it cannot decide Python control flow (`if`, `while`, `and`, "
-            "`or`, `bool()`); use tz.where(cond, a, b) to choose between values, or tz.maximum/tz.minimum/tz.clip",
+            "`or`, `bool()`); use tz.where(cond, a, b) to choose between values, tz.maximum/tz.minimum/tz.clip, "
+            "tz.lax.cond or tz.lax.switch to run one of several functions, tz.lax.while_loop, fori_loop or scan "
+            "for a loop",
             user_location())
 
     def __index__(self) -> int:

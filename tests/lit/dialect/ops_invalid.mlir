@@ -345,7 +345,7 @@ func.func @no_return(%x: tensor<3xf32>) -> tensor<f32> {
 // -----
 
 func.func @with_region(%x: tensor<3xf32>) -> tensor<3xf32> {
-  // expected-error@+1 {{'tenzr.neg' op has regions or successors, but tenzr ops take neither}}
+  // expected-error@+1 {{'tenzr.neg' op has regions, but takes none}}
   %0 = "tenzr.neg"(%x) ({
   ^bb0:
     "tenzr.neg"(%x) : (tensor<3xf32>) -> tensor<3xf32>

@@ -110,3 +110,36 @@ func.func @all_ops(%x: tensor<2x3xf32>, %y: tensor<3xf32>, %i: tensor<2xi64>, %s
   %49 = "tenzr.custom_call"(%x) {call_target_name = "my.op", scale = 2.0 : f32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %8 : tensor<2x3xf32>
 }
+
+// CHECK-LABEL: func.func @control_flow
+// CHECK: "tenzr.while"(%{{.*}}, %arg1) ({
+// CHECK: "tenzr.yield"(%{{.*}}) : (tensor<i1>) -> ()
+// CHECK: }, {
+// CHECK: "tenzr.yield"(%{{.*}}, %{{.*}}) : (tensor<i32>, tensor<3xf32>) -> ()
+// CHECK: }) : (tensor<i32>, tensor<3xf32>) -> (tensor<i32>, tensor<3xf32>)
+// CHECK: "tenzr.case"(%arg0, %{{.*}}) ({
+// CHECK: ^bb0(%{{.*}}: tensor<3xf32>):
+// CHECK: }) : (tensor<i32>, tensor<3xf32>) -> tensor<3xf32>
+func.func @control_flow(%i: tensor<i32>, %x: tensor<3xf32>) -> tensor<3xf32> {
+  %zero = "tenzr.constant"() {value = dense<0> : tensor<i32>} : () -> tensor<i32>
+  %r:2 = "tenzr.while"(%zero, %x) ({
+  ^bb0(%k: tensor<i32>, %v: tensor<3xf32>):
+    %c = "tenzr.compare"(%k, %i) {direction = "lt"} : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    "tenzr.yield"(%c) : (tensor<i1>) -> ()
+  }, {
+  ^bb0(%k: tensor<i32>, %v: tensor<3xf32>):
+    %one = "tenzr.constant"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>
+    %k2 = "tenzr.add"(%k, %one) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %v2 = "tenzr.sin"(%v) : (tensor<3xf32>) -> tensor<3xf32>
+    "tenzr.yield"(%k2, %v2) : (tensor<i32>, tensor<3xf32>) -> ()
+  }) : (tensor<i32>, tensor<3xf32>) -> (tensor<i32>, tensor<3xf32>)
+  %y = "tenzr.case"(%i, %r#1) ({
+  ^bb0(%v: tensor<3xf32>):
+    %e = "tenzr.exp"(%v) : (tensor<3xf32>) -> tensor<3xf32>
+    "tenzr.yield"(%e) : (tensor<3xf32>) -> ()
+  }, {
+  ^bb0(%v: tensor<3xf32>):
+    "tenzr.yield"(%v) : (tensor<3xf32>) -> ()
+  }) : (tensor<i32>, tensor<3xf32>) -> tensor<3xf32>
+  return %y : tensor<3xf32>
+}

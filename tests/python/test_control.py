@@ -1,0 +1,220 @@
+"""Loops and conditionals (`tz.lax.fori_loop`, `scan`, `while_loop`, `cond`, `switch`,
+`tz.checkpoint`): values and gradients in float64 against JAX's own `jax.lax` (the test
+extra's reference) or, where JAX cannot differentiate (a while loop), against the same loop
+with its trip count found first, and against central differences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from harness import rng_for
+
+import tenzr as tz
+from tenzr.dialect.diagnostics import TenzrError
+from tenzr.passes.rules.control import TAPE_SLOTS
+
+jax = pytest.importorskip("jax")
+jax.config.update("jax_enable_x64", True)
+jnp, lax = jax.numpy, jax.lax
+
+rng = rng_for("control")
+W = rng.standard_normal((4, 4)) * 0.5
+XS = rng.standard_normal((7, 4))
+H0 = rng.standard_normal(4)
+
+
+def _assert_close(got, want, rtol=1e-10, atol=1e-12):
+    got_leaves, want_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
+    assert len(got_leaves) == len(want_leaves)
+    for g, w in zip(got_leaves, want_leaves, strict=True):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=rtol, atol=atol)
+
+
+def _same_as_jax(make, *args, argnums=0):
+    """value_and_grad of make(tz-namespace) against make(jax-namespace)."""
+    ours = tz.value_and_grad(make(tz, tz.lax, tz.checkpoint), argnums=argnums)(*args)
+    theirs = jax.value_and_grad(make(jnp, lax, jax.checkpoint), argnums=argnums)(*args)
+    _assert_close(ours, theirs)
+
+
+def rnn(np_, lax_, checkpoint, reverse=False):
+    def loss(w, h0):
+        def step(h, x):
+            h = np_.tanh(w @ h + x)
+            return h, (h * h).sum()
+
+        carry, ys = lax_.scan(step, h0, XS, reverse=reverse)
+        return (ys * np.arange(1.0, 8.0)).sum() + carry.sum()
+
+    return loss
+
+
+CASES = {
+    "fori_loop": lambda np_, lax_, ck: lambda x: lax_.fori_loop(
+        0, 5, lambda i, v: np_.sin(v) * v + 0.1 * i.astype(np.float64), x).sum(),
+    "fori_loop_traced_bounds": lambda np_, lax_, ck: lambda x: lax_.fori_loop(
+        np.int32(1), np.int32(4) + (x[0] > 10).astype(np.int32), lambda i, v: np_.cos(v) * x, x).sum(),
+    "scan_rnn": lambda np_, lax_, ck: lambda w: rnn(np_, lax_, ck)(w, H0),
+    "scan_reverse": lambda np_, lax_, ck: lambda w: rnn(np_, lax_, ck, reverse=True)(w, H0),
+    "scan_pytree_carry_and_outputs": lambda np_, lax_, ck: lambda p: (lambda out: (
+        out[0][0].sum() + out[0][1]["k"].sum() + out[1][0].sum() + out[1][1]["y"].sum()))(lax_.scan(
+            lambda c, x: ((c[0] * x, {"k": c[1]["k"] + np_.sin(c[0])}), (c[0].sum(), {"y": x * c[1]["k"]})),
+            (p["a"], {"k": p["b"]}), XS)),
+    "scan_without_xs": lambda np_, lax_, ck: lambda x: lax_.scan(
+        lambda c, _: (np_.tanh(W @ c), c[0]), x, None, length=6)[1].sum(),
+    "nested_loops": lambda np_, lax_, ck: lambda x: lax_.fori_loop(
+        0, 3, lambda i, v: lax_.fori_loop(0, 4, lambda j, u: np_.tanh(u * W[0] + v), v), x).sum(),
+    "cond_inside_a_loop": lambda np_, lax_, ck: lambda x: lax_.fori_loop(0, 6, lambda i, v: lax_.cond(
+        v.sum() > 0, lambda a: a * 0.9 - 0.3, lambda a: np_.sin(a) + 0.5, v), x).sum(),
+    "loop_inside_a_cond": lambda np_, lax_, ck: lambda x: lax_.cond(
+        x.sum() < 100, lambda a: lax_.fori_loop(0, 3, lambda i, v: np_.sin(v) * a, a), lambda a: a, x).sum(),
+    "checkpoint_inside_a_scan": lambda np_, lax_, ck: lambda w: lax_.scan(
+        ck(lambda h, x: (np_.tanh(w @ h + x), h.sum())), H0, XS)[1].sum(),
+    "checkpoint_of_straight_line_code": lambda np_, lax_, ck: lambda x: ck(
+        lambda a: np_.sin(np_.exp(a) * W[0]) * a)(x).sum(),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_value_and_grad_match_jax(name):
+    arg = {"scan_rnn": W, "scan_reverse": W, "checkpoint_inside_a_scan": W,
+           "scan_pytree_carry_and_outputs": {"a": H0, "b": H0 * 2}}.get(name, H0)
+    _same_as_jax(CASES[name], arg)
+
+
+def test_scan_gradient_with_respect_to_the_initial_carry_and_the_weights():
+    _same_as_jax(rnn, W, H0, argnums=(0, 1))
+
+
+@pytest.mark.parametrize("pred", [True, False])
+def test_cond_differentiates_the_branch_taken(pred):
+    x = np.abs(H0) if pred else -np.abs(H0)
+    _same_as_jax(lambda np_, lax_, ck: lambda a: lax_.cond(
+        a.sum() > 0, lambda b: np_.sin(b) * b * W[1], lambda b: np_.exp(b) * W[2], a).sum(), x)
+
+
+@pytest.mark.parametrize("index", [-1, 0, 1, 2, 7])
+def test_switch_clamps_its_index_as_jax(index):
+    def make(np_, lax_, ck):
+        branches = [lambda a: a * a, lambda a: np_.sin(a), lambda a: a * W[0]]
+        return lambda x: lax_.switch(index, branches, x).sum()
+
+    _same_as_jax(make, H0)
+
+
+def _body(np_):
+    return lambda c: (c[0] * 0.999 + 0.01 * np_.sin(c[0]), c[1] + 0.01 + 0.001 * np_.abs(c[0]).sum())
+
+
+@pytest.mark.parametrize("limit", [0.0, 3.0, 30.0])
+def test_while_loop_with_a_data_dependent_trip_count(limit):
+    """The reference is the same loop as a fori_loop of the trip count found first (JAX
+    does not reverse-differentiate while_loop). 30.0 takes 1,539 iterations: more than the
+    tape's slots, so the adjoint recomputes carries from every s-th stored one."""
+    def ours(x):
+        return tz.lax.while_loop(lambda c: c[1] < limit, _body(tz), (x, np.float64(0.0)))[0].sum()
+
+    carry, trips = (H0, 0.0), 0
+    while carry[1] < limit:
+        carry = tuple(np.asarray(v) for v in _body(np)(carry))
+        trips += 1
+    assert (trips > TAPE_SLOTS) == (limit == 30.0)
+
+    def reference(x):
+        return lax.fori_loop(0, trips, lambda i, c: _body(jnp)(c), (x, 0.0))[0].sum()
+
+    _assert_close(tz.value_and_grad(ours)(H0), jax.value_and_grad(reference)(H0))
+
+
+def test_euler_integrator_under_vjp():
+    def make(np_, lax_):
+        def solve(y0, k):
+            def step(y, _):
+                return y + 0.01 * (-k * y + np_.sin(y)), None
+            return lax_.scan(step, y0, None, length=50)[0]
+        return solve
+
+    ybar = rng.standard_normal(4)
+    y, pullback = tz.vjp(make(tz, tz.lax), H0, np.float64(0.7))
+    y_jax, pullback_jax = jax.vjp(make(jnp, lax), H0, 0.7)
+    _assert_close(y, y_jax)
+    _assert_close(pullback(ybar), pullback_jax(ybar))
+
+
+def test_jit_of_value_and_grad_of_a_scan():
+    f = tz.jit(tz.value_and_grad(rnn(tz, tz.lax, tz.checkpoint), argnums=(0, 1)))
+    _assert_close(f(W, H0), jax.value_and_grad(rnn(jnp, lax, jax.checkpoint), argnums=(0, 1))(W, H0))
+
+
+def test_second_derivative_through_a_loop():
+    """The adjoint loop is a stablehlo.while, which tenzr-grad differentiates again."""
+    def f(t):
+        return tz.lax.fori_loop(0, 4, lambda i, v: tz.sin(v) * t, t)
+
+    def f_jax(t):
+        return lax.fori_loop(0, 4, lambda i, v: jnp.sin(v) * t, t)
+
+    t = np.float64(0.8)
+    np.testing.assert_allclose(tz.grad(tz.grad(f))(t), jax.grad(jax.grad(f_jax))(t), rtol=1e-10)
+
+
+def test_a_loop_that_does_not_touch_the_argument_gives_zeros():
+    def f(x, y):
+        return x.sum() + tz.lax.fori_loop(0, 3, lambda i, v: v * 2.0, y).sum()
+
+    g = tz.grad(f, argnums=(0, 1))(H0, H0)
+    _assert_close(g, (np.ones(4), np.full(4, 8.0)))
+
+
+def test_a_loop_trip_count_does_not_change_the_compiled_program_size():
+    """1,000 steps compile to the same loop as 10 (the module text has one size)."""
+    def text(steps):
+        xs = np.zeros((steps, 4))
+        return tz.jit(tz.grad(lambda w: tz.lax.scan(lambda h, x: (tz.tanh(w @ h + x), h.sum()), H0, xs)[1]
+                                 .sum())).lower(W)
+
+    short, long = text(10), text(1000)
+    assert len(long.splitlines()) == len(short.splitlines())
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def _traced_error(fn, *args) -> str:
+    with pytest.raises(TenzrError) as info:
+        tz.jit(fn)(*args)
+    return str(info.value)
+
+
+def test_body_that_changes_the_carry_type_is_a_clear_error():
+    message = _traced_error(lambda x: tz.lax.fori_loop(0, 3, lambda i, v: v.sum(), x), H0)
+    assert "tz.lax.fori_loop: body_fun's output must have the same structure and types" in message
+
+
+def test_while_condition_must_be_a_boolean_scalar():
+    message = _traced_error(lambda x: tz.lax.while_loop(lambda v: v, lambda v: v, x), H0)
+    assert "cond_fun must return a boolean scalar" in message
+
+
+def test_scan_body_must_return_a_pair():
+    message = _traced_error(lambda x: tz.lax.scan(lambda c, x: c, x, XS), H0)
+    assert "f must return a pair (carry, y)" in message
+
+
+def test_branches_must_agree():
+    message = _traced_error(lambda x: tz.lax.cond(x.sum() > 0, lambda a: a, lambda a: a.sum(), x), H0)
+    assert "every branch must return the same structure and types" in message
+
+
+def test_python_if_on_a_traced_value_names_lax_cond():
+    def f(x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+    assert "tz.lax.cond" in _traced_error(f, H0)
+
+
+def test_eager_calls_run_compiled():
+    out = tz.lax.fori_loop(0, 3, lambda i, v: v * 2.0, H0)
+    np.testing.assert_allclose(out, H0 * 8)
