@@ -110,6 +110,14 @@ CASES = {
     "ties_at_kinks": (lambda x, lo, hi: (lax.clamp(lo, x, hi) * x).sum() + (jnp.abs(x) + jnp.maximum(x, 0.5)).sum(),
                       [np.array([[-1.0, -0.5, 0.0, 0.5], [1.0, 0.2, 2.0, -2.0]]), np.full((2, 4), -0.5),
                        np.full((2, 4), 0.5)]),
+    "fori_loop": (lambda x: lax.fori_loop(0, 5, lambda i, v: jnp.sin(v) * v + i, x).sum(), [r(3, 4)]),
+    "scan_rnn": (lambda w, xs: lax.scan(lambda h, x: (jnp.tanh(w @ h + x), (h * h).sum()), jnp.ones(3), xs)[1].sum(),
+                 [r(3, 3), r(6, 3)]),
+    "scan_reverse_pytree": (lambda w, xs: jax.tree_util.tree_reduce(lambda a, b: a + b.sum(), lax.scan(
+        lambda c, x: ((c[0] * x, c[1] + jnp.sin(c[0])), {"y": c[0] * w}), (w, w), xs, reverse=True), 0.0),
+        [r(3), r(5, 3)]),
+    "cond_and_switch": (lambda x: lax.cond(x.sum() > 0, jnp.sin, jnp.cos, x).sum() + lax.switch(
+        2, [jnp.exp, jnp.tanh, lambda a: a * a], x).sum(), [r(2, 3)]),
     "pad_concat_strided_repeat": (lambda x: (jnp.concatenate([jnp.pad(x, ((1, 0), (0, 2))),
                                                               x[::-1, ::2].repeat(3, 1)], 0) ** 2).sum(), [r(3, 4)]),
     "prod": (lambda x: jnp.prod(x, axis=1).sum(), [r(3, 4)]),
