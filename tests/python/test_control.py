@@ -5,6 +5,9 @@ with its trip count found first, and against central differences."""
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 from harness import rng_for
@@ -218,3 +221,14 @@ def test_python_if_on_a_traced_value_names_lax_cond():
 def test_eager_calls_run_compiled():
     out = tz.lax.fori_loop(0, 3, lambda i, v: v * 2.0, H0)
     np.testing.assert_allclose(out, H0 * 8)
+
+
+def test_the_rnn_example_learns():
+    """examples/rnn.py trains with tz.lax.scan: its loss falls by more than 10x."""
+    path = Path(__file__).parents[2] / "examples" / "rnn.py"
+    spec = importlib.util.spec_from_file_location("rnn_example", path)
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    losses = example.train(steps=80, length=20, target="cpu", log=lambda line: None)
+    assert losses[-1] < losses[0] / 10
