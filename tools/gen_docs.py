@@ -21,6 +21,7 @@ from tenzr.dialect import TensorSpec, make_context, parse_module
 from tenzr.dialect import ops as T
 from tenzr.dialect.functions import build_function, new_module
 from tenzr.dialect.opdef import REQUIRED, OpDef, PerDim, dense_constant
+from tenzr.dialect.verify import verify_module
 from tenzr.passes import PASSES
 from tenzr.passes.registry import option_help
 from tenzr.passes.rules import ADJOINTS, NO_DERIVATIVE, VJP_RULES
@@ -66,8 +67,50 @@ EXAMPLES: dict[str, tuple] = {
 }
 
 
+_LOOP = """func.func @example(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %zero = "tenzr.constant"() {value = dense<0> : tensor<i32>} : () -> tensor<i32>
+  %r:2 = "tenzr.while"(%zero, %x) ({
+  ^bb0(%i: tensor<i32>, %v: tensor<3xf32>):
+    %n = "tenzr.constant"() {value = dense<10> : tensor<i32>} : () -> tensor<i32>
+    %c = "tenzr.compare"(%i, %n) {direction = "lt"} : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    "tenzr.yield"(%c) : (tensor<i1>) -> ()
+  }, {
+  ^bb0(%i: tensor<i32>, %v: tensor<3xf32>):
+    %one = "tenzr.constant"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>
+    %next = "tenzr.add"(%i, %one) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %w = "tenzr.sin"(%v) : (tensor<3xf32>) -> tensor<3xf32>
+    "tenzr.yield"(%next, %w) : (tensor<i32>, tensor<3xf32>) -> ()
+  }) : (tensor<i32>, tensor<3xf32>) -> (tensor<i32>, tensor<3xf32>)
+  return %r#1 : tensor<3xf32>
+}"""
+_CASE = """func.func @example(%i: tensor<i32>, %x: tensor<3xf32>) -> tensor<3xf32> {
+  %r = "tenzr.case"(%i, %x) ({
+  ^bb0(%v: tensor<3xf32>):
+    %e = "tenzr.exp"(%v) : (tensor<3xf32>) -> tensor<3xf32>
+    "tenzr.yield"(%e) : (tensor<3xf32>) -> ()
+  }, {
+  ^bb0(%v: tensor<3xf32>):
+    "tenzr.yield"(%v) : (tensor<3xf32>) -> ()
+  }) : (tensor<i32>, tensor<3xf32>) -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}"""
+REGION_EXAMPLES = {"while": _LOOP, "case": _CASE, "yield": _CASE}
+"""Region ops are shown in a function (parsed and verified here, so they stay valid)."""
+
+
+def _region_example(text: str) -> str:
+    with make_context():
+        module = parse_module(text)
+        errors = verify_module(module)
+        assert not errors, errors
+        body = str(module).splitlines()[2:-3]
+    return "\n".join(line[4:] for line in body)
+
+
 def _example(opdef: OpDef) -> str:
     name = opdef.mnemonic
+    if name in REGION_EXAMPLES:
+        return _region_example(REGION_EXAMPLES[name])
     if name in EXAMPLES:
         specs, attrs, extra = EXAMPLES[name]
     elif name.startswith("reduce_"):
@@ -116,7 +159,8 @@ def dialect_md() -> str:
         out += [f"- Operands: {operands}"]
         rule = "written by the user and checked" if opdef.given_result else "inferred from operands and attributes"
         out += [f"- Result type: {rule}"]
-        gradient = "none (contributes zero)" if opdef.gradient == "none" else ADJOINTS[name]
+        gradient = ("with the region it ends, by its region op's rule" if opdef.terminator else
+                    "none (contributes zero)" if opdef.gradient == "none" else ADJOINTS[name])
         out += [f"- Adjoint: {gradient}", ""]
         if opdef.attrs:
             out += ["| attribute | type | default |", "|---|---|---|", *(_attr_row(a) for a in opdef.attrs), ""]

@@ -1,0 +1,98 @@
+"""Loops: compile time against the trip count, and the step time of a scanned RNN's
+gradient against JAX's `lax.scan`, in one process.
+
+    python benchmarks/loops.py [--repeats 7]
+
+Compile times are medians over `--repeats` compiles, each in a fresh disk cache (so IREE
+really compiles). Step times are medians over 30 runs after a warm-up, wall and CPU time;
+the machine's load average is printed first (these machines are shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import tempfile
+import time
+
+import numpy as np
+
+import tenzr as tz
+
+
+def rnn_loss(np_, lax_, h0):
+    def loss(w, xs):
+        def step(h, x):
+            h = np_.tanh(w @ h + x)
+            return h, (h * h).sum()
+
+        return lax_.scan(step, h0, xs)[1].sum()
+
+    return loss
+
+
+def compile_seconds(steps: int, hidden: int, repeats: int) -> float:
+    w = np.zeros((hidden, hidden), np.float32)
+    xs = np.zeros((steps, hidden), np.float32)
+    times = []
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as cache:
+            os.environ["TENZR_CACHE_DIR"] = cache
+            tz.clear_caches()
+            start = time.perf_counter()
+            tz.jit(tz.grad(rnn_loss(tz, tz.lax, np.zeros(hidden, np.float32)))).compiled(w, xs)
+            times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def timed(fn, *args, runs: int = 30) -> tuple[float, float]:
+    """Median wall and CPU seconds of fn(*args)."""
+    fn(*args)
+    walls, cpus = [], []
+    for _ in range(runs):
+        wall, cpu = time.perf_counter(), time.process_time()
+        out = fn(*args)
+        if hasattr(out, "block_until_ready"):
+            out.block_until_ready()
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    return float(np.median(walls)), float(np.median(cpus))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=7)
+    args = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    short, long = compile_seconds(10, 64, args.repeats), compile_seconds(1000, 64, args.repeats)
+    print(f"compile tz.jit(tz.grad(rnn)), scan of 10 steps {short:.2f} s, of 1,000 steps {long:.2f} s "
+          f"(ratio {long / short:.2f})")
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        print("(JAX is not installed: no step-time comparison)")
+        return
+    rng = np.random.default_rng(0)
+    for hidden, steps in [(64, 1000), (256, 1000)]:
+        w = (rng.standard_normal((hidden, hidden)) * 0.1).astype(np.float32)
+        xs = rng.standard_normal((steps, hidden)).astype(np.float32)
+        h0 = np.zeros(hidden, np.float32)
+        ours = tz.jit(tz.grad(rnn_loss(tz, tz.lax, h0)))
+        theirs = jax.jit(jax.grad(rnn_loss(jnp, jax.lax, h0)))
+        np.testing.assert_allclose(ours(w, xs), theirs(w, xs), rtol=1e-3, atol=1e-3)
+        (tw, tc), (jw, jc) = timed(ours, w, xs), timed(theirs, w, xs)
+        print(f"grad of a {steps}-step scan, hidden {hidden}: tenzr {tw * 1e3:.1f} ms (cpu {tc * 1e3:.1f}), "
+              f"jax {jw * 1e3:.2f} ms (cpu {jc * 1e3:.2f}), ratio {tw / jw:.1f}")
+    w = (rng.standard_normal((256, 256)) * 0.1).astype(np.float32)
+    xs = rng.standard_normal((10_000, 256)).astype(np.float32)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    tz.jit(tz.grad(rnn_loss(tz, tz.lax, np.zeros(256, np.float32))))(w, xs)
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(f"grad of a 10,000-step scan, hidden 256: peak RSS {after / 1024:.0f} MiB (+{(after - before) / 1024:.0f} "
+          "MiB; the tape holds 10,000 carries of 1 KiB)")
+
+
+if __name__ == "__main__":
+    main()
