@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -28,7 +28,7 @@ class VerifyError(TenzrError):
     """A broken op rule; the verifier adds the op's name and location."""
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     raise VerifyError(message)
 
 
@@ -374,7 +374,7 @@ def _spec_or_fail(type_: ir.Type, what: str) -> TensorSpec:
     if spec is None:
         fail(f"{what} has type {type_}; tenzr ops take ranked static tensors of f16, bf16, f32, f64, "
              "i1, i32 or i64")
-    return spec  # type: ignore[return-value]
+    return spec
 
 
 def dense_constant(array: np.ndarray, spec: TensorSpec) -> ir.Attribute:

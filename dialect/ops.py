@@ -59,7 +59,7 @@ def _broadcast(specs: list[TensorSpec]) -> tuple[int, ...]:
     if shape is None:
         shapes = " and ".join(str(list(s.shape)) for s in specs)
         fail(f"operand shapes {shapes} do not broadcast (elementwise n-ary ops broadcast like NumPy)")
-    return shape  # type: ignore[return-value]
+    return shape
 
 
 def _check_length(op: Op, name: str, count: int, what: str = "the operand rank") -> tuple[int, ...]:
@@ -107,7 +107,7 @@ def _constant_rule(op: Op) -> TensorSpec:
     spec = spec_of_type(op["value"].type)
     if spec is None:
         fail(f"value has type {op['value'].type}, not a static tensor of a tenzr element type")
-    return spec  # type: ignore[return-value]
+    return spec
 
 
 constant = OpDef("constant", "A constant tensor.", (), _constant_rule,
@@ -190,7 +190,7 @@ def _matmul_rule(op: Op) -> TensorSpec:
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     if batch is None:
         fail(f"batch dimensions {list(a.shape[:-2])} and {list(b.shape[:-2])} do not broadcast")
-    return TensorSpec((*batch, a.shape[-2], b.shape[-1]), dtype)  # type: ignore[misc]
+    return TensorSpec((*batch, a.shape[-2], b.shape[-1]), dtype)
 
 
 matmul = OpDef("matmul", "a [..., M, K] @ b [..., K, N] -> [..., M, N]; batch dims broadcast.", ("a", "b"),

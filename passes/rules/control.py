@@ -226,7 +226,7 @@ def _while(op: Op, ct: Value | tuple[Value, ...]) -> Cotangents:
     invariants = [j for j in range(n) if invariant[j] or j in steps]
     reads = [*tapes, *(init[j] for j in invariants), *captured]
     if stride is not None:
-        reads += [count, stride]  # type: ignore[list-item]
+        reads += [count, stride]
     n_ct, n_cc, n_tapes = len(carried_cts), len(captured_cts), len(tapes)
 
     at_count = 1 + n_ct + n_cc + n_tapes + len(invariants) + m
@@ -262,7 +262,7 @@ def _while(op: Op, ct: Value | tuple[Value, ...]) -> Cotangents:
 
     final = sh.while_loop([_i32(0), *carried_cts, *captured_cts, *reads], cond, body)
     for k, c in zip(float_captured, final[1 + n_ct:1 + n_ct + n_cc], strict=True):
-        driver.accumulate(captured[k], c, op.operation.name)
+        driver.accumulate(captured[k], c, loop.name)
     driver.forget(body_vjp, body_fn, cond_fn)
     grads: list[Value | None] = [None] * n
     for j, c in zip(floats, final[1:1 + n_ct], strict=True):

@@ -164,9 +164,9 @@ def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | 
         return _eager(lambda c, x: scan(f, c, x, length, reverse), init, xs)
     carry, tree = _leaves(init)
     x_leaves, x_tree = _leaves(xs) if xs is not None else ([], flatten(None)[1])
-    lengths = {a.shape[0] if a.shape else None for a in x_leaves}
-    if None in lengths:
+    if any(not a.shape for a in x_leaves):
         raise TenzrError("tz.lax.scan: every leaf of xs needs a leading axis to scan over", user_location())
+    lengths = {a.shape[0] for a in x_leaves}
     if length is not None:
         lengths.add(int(length))
     if len(lengths) != 1:
