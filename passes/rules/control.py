@@ -18,7 +18,9 @@ trip count is exact, at (s - 1) / 2 extra iterations per step once N exceeds the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from tenzr.dialect import ops as T
 from tenzr.dialect.context import captured_values
@@ -31,6 +33,9 @@ from tenzr.passes.rules import Cotangents, lowers, vjp
 TAPE_SLOTS = 1024
 """Carries a loop with a data-dependent trip count keeps for its adjoint (one more slot
 takes the iterations that are not stored)."""
+CHECKPOINT_EVERY = "tenzr.checkpoint_every"
+"""An i64 attribute of a loop: its adjoint keeps every k-th carry and runs each segment of
+k iterations again (memory O(T/k + k) carries for two forward passes); 0 keeps them all."""
 
 I32 = TensorSpec((), "i32")
 
@@ -174,98 +179,272 @@ def _count_up(i: Value) -> Value:
     return sh.add(i, _i32(1))
 
 
+def _groups(state: Sequence[Sequence[Value]], cond: Callable[[list[list[Value]]], Value],
+            body: Callable[[list[list[Value]]], Sequence[Sequence[Value]]]) -> list[list[Value]]:
+    """sh.while_loop over groups of carried values (the builders see and return groups)."""
+    sizes = [len(g) for g in state]
+
+    def split(values: Sequence[Value]) -> list[list[Value]]:
+        out, at = [], 0
+        for size in sizes:
+            out.append(list(values[at:at + size]))
+            at += size
+        return out
+
+    def flat_body(xs: list[Value]) -> list[Value]:
+        groups = body(split(xs))
+        assert [len(g) for g in groups] == sizes
+        return [v for g in groups for v in g]
+
+    return split(sh.while_loop([v for g in state for v in g], lambda xs: cond(split(xs)), flat_body))
+
+
+def _as_value(n: int | Value) -> Value:
+    return _i32(n) if isinstance(n, int) else n
+
+
+@dataclass
+class _Env:
+    """The values a loop's adjoint reads besides its tapes: the initial values of the
+    carries that are loop-invariant or counters, and the values the loop captures. Inside
+    a loop built here they are that loop's block arguments."""
+
+    fixed: dict[int, Value]
+    captured: list[Value]
+
+    def values(self) -> list[Value]:
+        return [*self.fixed.values(), *self.captured]
+
+    def rebuilt(self, values: Sequence[Value]) -> _Env:
+        return _Env(dict(zip(self.fixed, values[:len(self.fixed)], strict=True)), list(values[len(self.fixed):]))
+
+
+@dataclass
+class _Loop:
+    """One while loop under differentiation, as its adjoint sees it."""
+
+    driver: Any
+    specs: list[TensorSpec]
+    body_fn: ir.Operation
+    pullback: ir.Operation
+    floats: list[int]
+    """Carries with cotangents."""
+    steps: dict[int, int]
+    """Counters: carry j is init_j + iteration · steps[j]."""
+    taped: list[int]
+    """Carries stored on tapes: those the adjoint needs that change, counters aside."""
+
+    def carry_at(self, stored: dict[int, Value], env: _Env, iteration: Value) -> list[Value]:
+        """The full carry at the start of `iteration`: taped values, counters, invariants;
+        zeros for carries nothing needs."""
+        carry = []
+        for j, spec in enumerate(self.specs):
+            if j in stored:
+                carry.append(stored[j])
+            elif j in self.steps:
+                step = sh.multiply(sh.convert(iteration, spec.dtype), sh.full(spec, self.steps[j]))
+                carry.append(sh.add(env.fixed[j], step))
+            elif j in env.fixed:
+                carry.append(env.fixed[j])
+            else:
+                carry.append(sh.zeros(spec))
+        return carry
+
+    def step(self, carry: Sequence[Value], env: _Env) -> list[Value]:
+        return self.driver.call_inline(self.body_fn, [*carry, *env.captured])
+
+    def forward(self, start: Sequence[Value], env: _Env, count: int | Value, slots: int,
+                stride: int | Value | None) -> tuple[list[Value], list[Value]]:
+        """`count` iterations from `start`: (the carry after them, the tapes). The taped
+        carries of iteration i go to slot i, or with a stride, of every stride-th iteration
+        to slot i / stride (the others to the last slot, which nothing reads)."""
+        tapes = [sh.zeros(self.specs[j].with_shape((slots, *self.specs[j].shape))) for j in self.taped]
+        bounds = [v for v in (count, stride) if not isinstance(v, int) and v is not None]
+
+        def cond(g: list[list[Value]]) -> Value:
+            return sh.compare(g[0][0], _as_value(count) if isinstance(count, int) else g[4][0], "LT")
+
+        def body(g: list[list[Value]]) -> list[list[Value]]:
+            (i,), carry, tape_values, env_values, bound_values = g
+            if stride is None:
+                slot = i
+            else:
+                every = _as_value(stride) if isinstance(stride, int) else bound_values[-1]
+                quotient = sh.divide(i, every)
+                slot = sh.select(sh.compare(sh.multiply(quotient, every), i, "EQ"), quotient, _i32(slots - 1))
+            stored = [_store(tape, slot, carry[j]) for tape, j in zip(tape_values, self.taped, strict=True)]
+            return [[_count_up(i)], self.step(carry, env.rebuilt(env_values)), stored, env_values, bound_values]
+
+        out = _groups([[_i32(0)], list(start), tapes, env.values(), bounds], cond, body)
+        return out[1], out[2]
+
+    def backward(self, tapes: Sequence[Value], env: _Env, count: int | Value, stride: int | Value | None,
+                 first: int | Value, cts: Sequence[Value], captured_cts: Sequence[Value]
+                 ) -> tuple[list[Value], list[Value]]:
+        """The adjoint of `count` iterations (the first of them iteration `first` of the
+        loop) from the tapes `forward` wrote: the cotangents of the float carries before
+        them, and those of the captured values summed over them."""
+        bounds = [v for v in (count, stride, first) if not isinstance(v, int) and v is not None]
+
+        def cond(g: list[list[Value]]) -> Value:
+            return sh.compare(g[0][0], _as_value(count) if isinstance(count, int) else g[5][0], "LT")
+
+        def body(g: list[list[Value]]) -> list[list[Value]]:
+            (done,), ct_x, ct_c, tape_values, env_values, bound_values = g
+            bound = iter(bound_values)
+            count_ = _as_value(count) if isinstance(count, int) else next(bound)
+            stride_ = None if stride is None else _as_value(stride) if isinstance(stride, int) else next(bound)
+            first_ = _as_value(first) if isinstance(first, int) else next(bound)
+            inner = env.rebuilt(env_values)
+            k = sh.subtract(sh.subtract(count_, done), _i32(1))
+            slot = k if stride_ is None else sh.divide(k, stride_)
+            stored = {j: _row(t, slot, self.specs[j]) for t, j in zip(tape_values, self.taped, strict=True)}
+            base = k if stride_ is None else sh.multiply(slot, stride_)
+            carry = self.carry_at(stored, inner, sh.add(first_, base))
+            if stride_ is not None:
+                carry = self.recompute(carry, inner, sh.subtract(k, base))
+            seeds = [sh.zeros(s) for s in self.specs]
+            for j, c in zip(self.floats, ct_x, strict=True):
+                seeds[j] = c
+            grads = self.driver.call_inline(self.pullback, [*carry, *inner.captured, *seeds])
+            new_ct_x, new_ct_c = grads[:len(ct_x)], grads[len(ct_x):]
+            summed = [accumulate(a, b) for a, b in zip(ct_c, new_ct_c, strict=True)]
+            return [[_count_up(done)], new_ct_x, summed, tape_values, env_values, bound_values]
+
+        out = _groups([[_i32(0)], list(cts), list(captured_cts), list(tapes), env.values(), bounds], cond, body)
+        return out[1], out[2]
+
+    def recompute(self, carry: list[Value], env: _Env, steps: Value) -> list[Value]:
+        """The carry after `steps` more iterations."""
+        def cond(g: list[list[Value]]) -> Value:
+            return sh.compare(g[0][0], g[3][0], "LT")
+
+        def body(g: list[list[Value]]) -> list[list[Value]]:
+            (i,), xs, env_values, bound = g
+            return [[_count_up(i)], self.step(xs, env.rebuilt(env_values)), env_values, bound]
+
+        return _groups([[_i32(0)], carry, env.values(), [steps]], cond, body)[1]
+
+    def segmented_backward(self, tapes: Sequence[Value], env: _Env, count: int, every: int, cts: Sequence[Value],
+                           captured_cts: Sequence[Value]) -> tuple[list[Value], list[Value]]:
+        """The adjoint from a tape of every `every`-th carry: segment by segment, last
+        first, the segment's iterations are run again from its stored carry (their carries
+        kept on a tape of `every` slots) and swept back through."""
+        segments = -(-count // every)
+
+        def cond(g: list[list[Value]]) -> Value:
+            return sh.compare(g[0][0], _i32(segments), "LT")
+
+        def body(g: list[list[Value]]) -> list[list[Value]]:
+            (done,), ct_x, ct_c, tape_values, env_values = g
+            inner = env.rebuilt(env_values)
+            j = sh.subtract(_i32(segments - 1), done)
+            start = sh.multiply(j, _i32(every))
+            length = sh.minimum(_i32(every), sh.subtract(_i32(count), start))
+            stored = {t: _row(tape, j, self.specs[t]) for tape, t in zip(tape_values, self.taped, strict=True)}
+            carry = self.carry_at(stored, inner, start)
+            _, buffers = self.forward(carry, inner, length, every, None)
+            new_ct_x, new_ct_c = self.backward(buffers, inner, length, None, start, ct_x, ct_c)
+            return [[_count_up(done)], new_ct_x, new_ct_c, tape_values, env_values]
+
+        out = _groups([[_i32(0)], list(cts), list(captured_cts), list(tapes), env.values()], cond, body)
+        return out[1], out[2]
+
+
+def checkpoint_every(loop: ir.Operation, trip_count: int | None) -> int | None:
+    """The segment length of a loop whose adjoint keeps every k-th carry only: its
+    `tenzr.checkpoint_every` attribute, for a known trip count (1 or 0: every carry)."""
+    if trip_count is None or CHECKPOINT_EVERY not in loop.attributes:
+        return None
+    every = ir.IntegerAttr(loop.attributes[CHECKPOINT_EVERY]).value
+    return every if 1 < every < trip_count else None
+
+
+def _dependencies(func: ir.Operation) -> list[set[int]]:
+    """For each result of `func`, the arguments it depends on."""
+    block = func.regions[0].blocks[0]
+    position = {a: i for i, a in enumerate(block.arguments)}
+    memo: dict[Value, frozenset[int]] = {}
+
+    def of(value: Value) -> frozenset[int]:
+        if value in position:
+            return frozenset([position[value]])
+        if value in memo:
+            return memo[value]
+        owner = sh.producer(value)
+        found: set[int] = set()
+        if owner is not None:
+            for v in [*owner.operands, *captured_values(owner)]:
+                found |= of(v)
+        memo[value] = frozenset(found)
+        return memo[value]
+
+    return [set(of(v)) for v in _terminator(block).operands]
+
+
 @vjp(T.while_, sh.while_loop, adjoint="an adjoint loop running the iterations backwards, each recomputed from its "
-     "carries (stored per iteration; every s-th of them when the trip count depends on data) and swept through "
-     "by the body's VJP")
+     "carries (stored per iteration; every s-th of them when the trip count depends on data, or under "
+     "checkpointing) and swept through by the body's VJP")
 def _while(op: Op, ct: Value | tuple[Value, ...]) -> Cotangents:
     cts = list(ct) if isinstance(ct, tuple) else [ct]
     loop, driver = op.operation, op.driver
     assert loop is not None and driver is not None
     captured = captured_values(loop)
-    n, m = len(op.operands), len(captured)
+    n, specs, init = len(op.operands), list(op.specs), list(op.operands)
     cond_fn = driver.region_function(loop.regions[0], captured)
     body_fn = driver.region_function(loop.regions[1], captured)
     body_block = loop.regions[1].blocks[0]
     yielded = list(_terminator(body_block).operands)
-    invariant = [yielded[j] == body_block.arguments[j] for j in range(n)]
+    invariant = {j for j in range(n) if yielded[j] == body_block.arguments[j]}
     steps = {j: step for j in range(n) if (step := _induction_step(body_block, j)) is not None}
     # (A counter's value at iteration k is init + k·step: it needs no tape, and reading it
     # back from one would cost IREE a device-to-host copy per iteration where it indexes.)
-    specs = list(op.specs)
     floats = [j for j in range(n) if specs[j].is_float]
-    float_captured = [k for k in range(m) if spec_of(captured[k]).is_float]
-    wrt = [*floats, *(n + k for k in float_captured)]
-    body_vjp = driver.vjp_of(body_fn, wrt)
+    float_captured = [k for k in range(len(captured)) if spec_of(captured[k]).is_float]
+    pullback = driver.vjp_of(body_fn, [*floats, *(n + k for k in float_captured)])
+    # The carries the adjoint needs: those the pullback reads, and those they are
+    # recomputed from (a scan's stacked outputs are neither).
+    needed = {j for j in range(n) if j not in driver.unused_arguments(pullback)}
+    dependencies = _dependencies(body_fn)
+    while True:
+        more = needed | {d for j in needed for d in dependencies[j] if d < n}
+        if more == needed:
+            break
+        needed = more
+    taped = [j for j in range(n) if j in needed and j not in invariant and j not in steps]
+    info = _Loop(driver, specs, body_fn, pullback, floats, steps, taped)
+    env = _Env({j: init[j] for j in range(n) if j in invariant or j in steps}, captured)
     trip_count = static_trip_count(loop)
-    unread = driver.unused_arguments(body_vjp) if trip_count is not None else set()
-    # (With a known trip count the pullback reads its carries from the tape; a carry only
-    # the forward reads, such as scan's stacked outputs, is not stored. Recomputing from
-    # every s-th iteration needs them all.)
-    varying = [j for j in range(n) if not invariant[j] and j not in unread and j not in steps]
-    init = list(op.operands)
+    every = checkpoint_every(loop, trip_count)
     with ir.InsertionPoint(loop), loop.location:
         # (A known trip count is a constant in each loop, not a carry: IREE then keeps the
         # loop's control on the host instead of reading a condition back every iteration,
         # 145 ms against 25 for 1,000 iterations of a 64-wide tanh RNN.)
-        count: int | Value
-        if trip_count is not None:
-            count, stride = trip_count, None
-            results, tapes = _taped_forward(init, captured, varying, specs, body_fn, driver, trip_count, None, count)
+        if trip_count is not None and every is None:
+            results, tapes = info.forward(init, env, trip_count, trip_count, None)
+        elif trip_count is not None:
+            assert every is not None
+            results, tapes = info.forward(init, env, trip_count, -(-trip_count // every) + 1, every)
         else:
             results, count = _counted_forward(init, captured, cond_fn, body_fn, driver)
             stride = sh.maximum(sh.divide(sh.add(count, _i32(TAPE_SLOTS - 1)), _i32(TAPE_SLOTS)), _i32(1))
-            _, tapes = _taped_forward(init, captured, varying, specs, body_fn, driver, TAPE_SLOTS + 1, stride,
-                                      count)
+            _, tapes = info.forward(init, env, count, TAPE_SLOTS + 1, stride)
     for old, new in zip(loop.results, results, strict=True):
         old.replace_all_uses_with(new)
-
-    # The adjoint loop: (m, cotangents of the float carries, of the float captured values,
-    # then what it reads: the tapes, the invariant carries, the captured values, N, s).
     carried_cts = [cts[j] for j in floats]
     captured_cts = [sh.zeros(spec_of(captured[k])) for k in float_captured]
-    invariants = [j for j in range(n) if invariant[j] or j in steps]
-    reads = [*tapes, *(init[j] for j in invariants), *captured]
-    if stride is not None:
-        reads += [count, stride]
-    n_ct, n_cc, n_tapes = len(carried_cts), len(captured_cts), len(tapes)
-
-    at_count = 1 + n_ct + n_cc + n_tapes + len(invariants) + m
-
-    def cond(xs: list[Value]) -> Value:
-        return sh.compare(xs[0], _i32(count) if isinstance(count, int) else xs[at_count], "LT")
-
-    def body(xs: list[Value]) -> list[Value]:
-        step, ct_x, ct_c = xs[0], xs[1:1 + n_ct], xs[1 + n_ct:1 + n_ct + n_cc]
-        rest = xs[1 + n_ct + n_cc:]
-        tape_values, rest = rest[:n_tapes], rest[n_tapes:]
-        invariant_values, rest = rest[:len(invariants)], rest[len(invariants):]
-        captured_values_, rest = rest[:m], rest[m:]
-        count_, stride_ = (_i32(count), None) if isinstance(count, int) else (rest[0], rest[1])
-        k = sh.subtract(sh.subtract(count_, step), _i32(1))
-        slot = k if stride_ is None else sh.divide(k, stride_)
-        stored = dict(zip(varying, (_row(t, slot, specs[j]) for t, j in zip(tape_values, varying, strict=True)),
-                          strict=True))
-        fixed = dict(zip(invariants, invariant_values, strict=True))
-        at = k if stride_ is None else sh.multiply(slot, stride_)  # (the iteration the stored carries start)
-        for j, step_ in steps.items():
-            fixed[j] = sh.add(fixed[j], sh.multiply(sh.convert(at, specs[j].dtype), sh.full(specs[j], step_)))
-        carry = [stored[j] if j in stored else fixed[j] if j in fixed else sh.zeros(specs[j]) for j in range(n)]
-        if stride_ is not None:
-            carry = _recompute(carry, captured_values_, sh.subtract(k, at), body_fn, driver)
-        seeds = [sh.zeros(specs[j]) for j in range(n)]
-        for j, c in zip(floats, ct_x, strict=True):
-            seeds[j] = c
-        grads = driver.call_inline(body_vjp, [*carry, *captured_values_, *seeds])
-        new_ct_x, new_ct_c = grads[:n_ct], grads[n_ct:]
-        summed = [accumulate(a, b) for a, b in zip(ct_c, new_ct_c, strict=True)]
-        return [_count_up(step), *new_ct_x, *summed, *tape_values, *invariant_values, *captured_values_, *rest]
-
-    final = sh.while_loop([_i32(0), *carried_cts, *captured_cts, *reads], cond, body)
-    for k, c in zip(float_captured, final[1 + n_ct:1 + n_ct + n_cc], strict=True):
+    if trip_count is not None and every is None:
+        ct_x, ct_c = info.backward(tapes, env, trip_count, None, 0, carried_cts, captured_cts)
+    elif trip_count is not None:
+        assert every is not None
+        ct_x, ct_c = info.segmented_backward(tapes, env, trip_count, every, carried_cts, captured_cts)
+    else:
+        ct_x, ct_c = info.backward(tapes, env, count, stride, 0, carried_cts, captured_cts)
+    for k, c in zip(float_captured, ct_c, strict=True):
         driver.accumulate(captured[k], c, loop.name)
-    driver.forget(body_vjp, body_fn, cond_fn)
+    driver.forget(pullback, body_fn, cond_fn)
     grads: list[Value | None] = [None] * n
-    for j, c in zip(floats, final[1:1 + n_ct], strict=True):
+    for j, c in zip(floats, ct_x, strict=True):
         grads[j] = c
     return grads
 
@@ -290,64 +469,16 @@ def _is_zero(value: Value) -> bool:
 
 
 def _counted_forward(init: Sequence[Value], captured: Sequence[Value], cond_fn: ir.Operation, body_fn: ir.Operation,
-                     driver) -> tuple[list[Value], Value]:
+                     driver: Any) -> tuple[list[Value], Value]:
     """The loop as it is, counting its iterations: (its results, the count)."""
-    n, m = len(init), len(captured)
+    def cond(g: list[list[Value]]) -> Value:
+        return driver.call_inline(cond_fn, [*g[0], *g[1]])[0]
 
-    def cond(xs: list[Value]) -> Value:
-        return driver.call_inline(cond_fn, xs[:n + m])[0]
+    def body(g: list[list[Value]]) -> list[list[Value]]:
+        return [driver.call_inline(body_fn, [*g[0], *g[1]]), g[1], [_count_up(g[2][0])]]
 
-    def body(xs: list[Value]) -> list[Value]:
-        return [*driver.call_inline(body_fn, xs[:n + m]), *xs[n:n + m], _count_up(xs[n + m])]
-
-    out = sh.while_loop([*init, *captured, _i32(0)], cond, body)
-    return out[:n], out[n + m]
-
-
-def _taped_forward(init: Sequence[Value], captured: Sequence[Value], varying: Sequence[int],
-                   specs: Sequence[TensorSpec], body_fn: ir.Operation, driver, slots: int,
-                   stride: Value | None, count: int | Value) -> tuple[list[Value], list[Value]]:
-    """`count` iterations of the loop, storing the varying carries at the start of
-    iteration i in slot i (every `stride`-th iteration in slot i / stride, the others in the
-    last slot, when a stride is given): (its results, the tapes)."""
-    n, m, t = len(init), len(captured), len(varying)
-    tapes = [sh.zeros(specs[j].with_shape((slots, *specs[j].shape))) for j in varying]
-    extra = [] if isinstance(count, int) else [count, stride]
-
-    def cond(xs: list[Value]) -> Value:
-        return sh.compare(xs[0], _i32(count) if isinstance(count, int) else xs[1 + n + t + m], "LT")
-
-    def body(xs: list[Value]) -> list[Value]:
-        i, carry, tape_values = xs[0], xs[1:1 + n], xs[1 + n:1 + n + t]
-        captured_values_, rest = xs[1 + n + t:1 + n + t + m], xs[1 + n + t + m:]
-        if stride is None:
-            slot = i
-        else:
-            stride_ = rest[1]
-            quotient = sh.divide(i, stride_)
-            on_stride = sh.compare(sh.multiply(quotient, stride_), i, "EQ")
-            slot = sh.select(on_stride, quotient, _i32(slots - 1))
-        stored = [_store(tape, slot, carry[j]) for tape, j in zip(tape_values, varying, strict=True)]
-        return [_count_up(i), *driver.call_inline(body_fn, [*carry, *captured_values_]), *stored, *captured_values_,
-                *rest]
-
-    out = sh.while_loop([_i32(0), *init, *tapes, *captured, *extra], cond, body)
-    return out[1:1 + n], out[1 + n:1 + n + t]
-
-
-def _recompute(carry: list[Value], captured: Sequence[Value], steps: Value, body_fn: ir.Operation,
-               driver) -> list[Value]:
-    """The carry after `steps` more iterations of the body."""
-    n, m = len(carry), len(captured)
-
-    def cond(xs: list[Value]) -> Value:
-        return sh.compare(xs[0], xs[1 + n + m], "LT")
-
-    def body(xs: list[Value]) -> list[Value]:
-        return [_count_up(xs[0]), *driver.call_inline(body_fn, xs[1:1 + n + m]), *xs[1 + n:1 + n + m],
-                xs[1 + n + m]]
-
-    return sh.while_loop([_i32(0), *carry, *captured, steps], cond, body)[1:1 + n]
+    out = _groups([list(init), list(captured), [_i32(0)]], cond, body)
+    return out[0], out[2][0]
 
 
 # --------------------------------------------------------------------------- conditionals
