@@ -5,17 +5,13 @@ gradient against JAX's `lax.scan`, in one process.
 
 Compile times are medians over `--repeats` compiles, each in a fresh disk cache (so IREE
 really compiles). Step times are medians over 30 runs after a warm-up, wall and CPU time;
-the machine's load average is printed first (these machines are shared). Peak memory is
-a fresh process's, with and without `checkpoint_every` (the tape of 10,000 carries of
-4 KiB is 40 MiB; every 100th is 0.4 MiB, plus a segment's 100).
+the machine's load average is printed first (these machines are shared).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import subprocess
-import sys
 import tempfile
 import time
 
@@ -88,36 +84,7 @@ def main() -> None:
         (tw, tc), (jw, jc) = timed(ours, w, xs), timed(theirs, w, xs)
         print(f"grad of a {steps}-step scan, hidden {hidden}: tenzr {tw * 1e3:.1f} ms (cpu {tc * 1e3:.1f}), "
               f"jax {jw * 1e3:.2f} ms (cpu {jc * 1e3:.2f}), ratio {tw / jw:.1f}")
-    for every in (0, 100):
-        rss, seconds = peak_rss_mib(every)
-        print(f"grad of a 10,000-step scan with a 1,024-wide carry, checkpoint_every={every}: peak RSS {rss:.0f} MiB, "
-              f"{seconds:.2f} s a step")
 
-
-PEAK_SCRIPT = """
-import resource, sys, time
-import numpy as np
-import tenzr as tz
-h0 = np.full(1024, 0.5, np.float32)
-def loss(a):
-    def step(h, _):
-        return tz.tanh(h * a + 0.1), None
-    return tz.lax.scan(step, h0, None, length=10_000, checkpoint_every=int(sys.argv[1]))[0].sum()
-f = tz.jit(tz.grad(loss))
-a = np.full(1024, 0.9, np.float32)
-f(a)
-start = time.perf_counter()
-f(a)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, time.perf_counter() - start)
-"""
-
-
-def peak_rss_mib(every: int) -> tuple[float, float]:
-    """(peak RSS in MiB, seconds of the second run) of a process that runs the gradient twice."""
-    done = subprocess.run([sys.executable, "-c", PEAK_SCRIPT, str(every)], capture_output=True, text=True,
-                          check=True)
-    rss, seconds = done.stdout.split()[-2:]
-    return float(rss), float(seconds)
 
 if __name__ == "__main__":
     main()

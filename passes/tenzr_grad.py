@@ -238,6 +238,23 @@ class _Sweep:
         self.funcs[f"{name}_vjp"] = derived
         return derived
 
+    def restricted(self, func: ir.Operation, keep: Sequence[int]) -> ir.Operation:
+        """A copy of `func` returning only its results `keep` (and computing only what they
+        need), added to the module (the caller erases it when done)."""
+        copy = func.clone()
+        name = _fresh(self.funcs, "restricted")
+        copy.attributes["sym_name"] = ir.StringAttr.get(name)
+        ret = body_ops(copy)[-1]
+        kept = [list(ret.operands)[i] for i in keep]
+        with ret.location, ir.InsertionPoint(ret):
+            ir.Operation.create("func.return", results=[], operands=kept)
+        ret.erase()
+        inputs = list(function_type(copy).inputs)
+        copy.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, [v.type for v in kept]))
+        _dce_everywhere(copy)
+        self.funcs[name] = copy
+        return copy
+
     @staticmethod
     def unused_arguments(func: ir.Operation) -> set[int]:
         """The positions of `func`'s arguments nothing in it reads."""

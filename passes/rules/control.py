@@ -34,8 +34,11 @@ TAPE_SLOTS = 1024
 """Carries a loop with a data-dependent trip count keeps for its adjoint (one more slot
 takes the iterations that are not stored)."""
 CHECKPOINT_EVERY = "tenzr.checkpoint_every"
-"""An i64 attribute of a loop: its adjoint keeps every k-th carry and runs each segment of
-k iterations again (memory O(T/k + k) carries for two forward passes); 0 keeps them all."""
+"""An i64 attribute of a loop of known trip count: its adjoint keeps every k-th carry and
+runs each segment of k iterations again (memory for T/k + k carries, one more forward
+pass). Experimental, at the IR level only: IREE 3.13 fails at run time on most such
+adjoints ("indirect buffer reference slot 0 is out range of the declared binding capacity
+of the command buffer", then a crash), so the Python API does not offer it yet."""
 
 I32 = TensorSpec((), "i32")
 
@@ -233,10 +236,13 @@ class _Loop:
     """Counters: carry j is init_j + iteration · steps[j]."""
     taped: list[int]
     """Carries stored on tapes: those the adjoint needs that change, counters aside."""
+    rerun_fn: ir.Operation
+    """The body computing the taped carries only: what runs again in the adjoint (a
+    scan's stacked outputs, say, are not written again)."""
 
     def carry_at(self, stored: dict[int, Value], env: _Env, iteration: Value) -> list[Value]:
-        """The full carry at the start of `iteration`: taped values, counters, invariants;
-        zeros for carries nothing needs."""
+        """The full carry at the start of `iteration`: taped values, counters, and the
+        initial values of the others (invariants, and carries nothing needs)."""
         carry = []
         for j, spec in enumerate(self.specs):
             if j in stored:
@@ -244,38 +250,54 @@ class _Loop:
             elif j in self.steps:
                 step = sh.multiply(sh.convert(iteration, spec.dtype), sh.full(spec, self.steps[j]))
                 carry.append(sh.add(env.fixed[j], step))
-            elif j in env.fixed:
-                carry.append(env.fixed[j])
             else:
-                carry.append(sh.zeros(spec))
+                carry.append(env.fixed[j])
         return carry
 
     def step(self, carry: Sequence[Value], env: _Env) -> list[Value]:
         return self.driver.call_inline(self.body_fn, [*carry, *env.captured])
 
+    def rerun(self, taped: Sequence[Value], env: _Env, iteration: Value) -> list[Value]:
+        """The taped carries after `iteration`, from those before it."""
+        carry = self.carry_at(dict(zip(self.taped, taped, strict=True)), env, iteration)
+        return self.driver.call_inline(self.rerun_fn, [*carry, *env.captured])
+
+    def tapes(self, slots: int) -> list[Value]:
+        return [sh.zeros(self.specs[j].with_shape((slots, *self.specs[j].shape))) for j in self.taped]
+
     def forward(self, start: Sequence[Value], env: _Env, count: int | Value, slots: int,
-                stride: int | Value | None) -> tuple[list[Value], list[Value]]:
-        """`count` iterations from `start`: (the carry after them, the tapes). The taped
-        carries of iteration i go to slot i, or with a stride, of every stride-th iteration
-        to slot i / stride (the others to the last slot, which nothing reads)."""
-        tapes = [sh.zeros(self.specs[j].with_shape((slots, *self.specs[j].shape))) for j in self.taped]
-        bounds = [v for v in (count, stride) if not isinstance(v, int) and v is not None]
+                stride: int | Value | None, tapes: Sequence[Value] | None = None,
+                first: int | Value | None = None) -> tuple[list[Value], list[Value]]:
+        """`count` iterations from `start`: (the carry after them, the tapes, new or
+        `tapes` written over). The taped carries of iteration i go to slot i, or with a
+        stride, of every stride-th iteration to slot i / stride (the others to the last
+        slot, which nothing reads). With `first` (the loop's iteration `start` is at), the
+        iterations are reruns: `start` and the result are the taped carries only."""
+        tapes = self.tapes(slots) if tapes is None else list(tapes)
+        bounds = [v for v in (count, stride, first) if not isinstance(v, int) and v is not None]
 
         def cond(g: list[list[Value]]) -> Value:
             return sh.compare(g[0][0], _as_value(count) if isinstance(count, int) else g[4][0], "LT")
 
         def body(g: list[list[Value]]) -> list[list[Value]]:
             (i,), carry, tape_values, env_values, bound_values = g
-            if stride is None:
+            bound = iter(bound_values[1:] if not isinstance(count, int) else bound_values)
+            every = None if stride is None else _as_value(stride) if isinstance(stride, int) else next(bound)
+            if every is None:
                 slot = i
             else:
-                every = _as_value(stride) if isinstance(stride, int) else bound_values[-1]
                 quotient = sh.divide(i, every)
                 slot = sh.select(sh.compare(sh.multiply(quotient, every), i, "EQ"), quotient, _i32(slots - 1))
-            stored = [_store(tape, slot, carry[j]) for tape, j in zip(tape_values, self.taped, strict=True)]
-            return [[_count_up(i)], self.step(carry, env.rebuilt(env_values)), stored, env_values, bound_values]
+            inner = reads.rebuilt(env_values)
+            if first is None:
+                stored = [_store(tape, slot, carry[j]) for tape, j in zip(tape_values, self.taped, strict=True)]
+                return [[_count_up(i)], self.step(carry, inner), stored, env_values, bound_values]
+            stored = [_store(tape, slot, c) for tape, c in zip(tape_values, carry, strict=True)]
+            at = sh.add(_as_value(first) if isinstance(first, int) else next(bound), i)
+            return [[_count_up(i)], self.rerun(carry, inner, at), stored, env_values, bound_values]
 
-        out = _groups([[_i32(0)], list(start), tapes, env.values(), bounds], cond, body)
+        reads = env if first is not None else _Env({}, env.captured)  # (the whole body reads no carry's init)
+        out = _groups([[_i32(0)], list(start), tapes, reads.values(), bounds], cond, body)
         return out[1], out[2]
 
     def backward(self, tapes: Sequence[Value], env: _Env, count: int | Value, stride: int | Value | None,
@@ -300,9 +322,11 @@ class _Loop:
             slot = k if stride_ is None else sh.divide(k, stride_)
             stored = {j: _row(t, slot, self.specs[j]) for t, j in zip(tape_values, self.taped, strict=True)}
             base = k if stride_ is None else sh.multiply(slot, stride_)
-            carry = self.carry_at(stored, inner, sh.add(first_, base))
             if stride_ is not None:
-                carry = self.recompute(carry, inner, sh.subtract(k, base))
+                taped = self.recompute([stored[j] for j in self.taped], inner, sh.subtract(k, base),
+                                       sh.add(first_, base))
+                stored = dict(zip(self.taped, taped, strict=True))
+            carry = self.carry_at(stored, inner, sh.add(first_, k))
             seeds = [sh.zeros(s) for s in self.specs]
             for j, c in zip(self.floats, ct_x, strict=True):
                 seeds[j] = c
@@ -314,16 +338,17 @@ class _Loop:
         out = _groups([[_i32(0)], list(cts), list(captured_cts), list(tapes), env.values(), bounds], cond, body)
         return out[1], out[2]
 
-    def recompute(self, carry: list[Value], env: _Env, steps: Value) -> list[Value]:
-        """The carry after `steps` more iterations."""
+    def recompute(self, taped: list[Value], env: _Env, steps: Value, first: Value) -> list[Value]:
+        """The taped carries after `steps` reruns from iteration `first`."""
         def cond(g: list[list[Value]]) -> Value:
             return sh.compare(g[0][0], g[3][0], "LT")
 
         def body(g: list[list[Value]]) -> list[list[Value]]:
-            (i,), xs, env_values, bound = g
-            return [[_count_up(i)], self.step(xs, env.rebuilt(env_values)), env_values, bound]
+            (i,), xs, env_values, (steps_, first_) = g
+            at = sh.add(first_, i)
+            return [[_count_up(i)], self.rerun(xs, env.rebuilt(env_values), at), env_values, [steps_, first_]]
 
-        return _groups([[_i32(0)], carry, env.values(), [steps]], cond, body)[1]
+        return _groups([[_i32(0)], taped, env.values(), [steps, first]], cond, body)[1]
 
     def segmented_backward(self, tapes: Sequence[Value], env: _Env, count: int, every: int, cts: Sequence[Value],
                            captured_cts: Sequence[Value]) -> tuple[list[Value], list[Value]]:
@@ -331,23 +356,26 @@ class _Loop:
         first, the segment's iterations are run again from its stored carry (their carries
         kept on a tape of `every` slots) and swept back through."""
         segments = -(-count // every)
+        # (One set of segment buffers, carried through and written over by each segment:
+        # made in the loop's body, they would be constants that start inner loops, on
+        # which IREE 3.13 fails at run time.)
+        buffers0 = self.tapes(every)
 
         def cond(g: list[list[Value]]) -> Value:
             return sh.compare(g[0][0], _i32(segments), "LT")
 
         def body(g: list[list[Value]]) -> list[list[Value]]:
-            (done,), ct_x, ct_c, tape_values, env_values = g
+            (done,), ct_x, ct_c, tape_values, env_values, buffer_values = g
             inner = env.rebuilt(env_values)
             j = sh.subtract(_i32(segments - 1), done)
             start = sh.multiply(j, _i32(every))
             length = sh.minimum(_i32(every), sh.subtract(_i32(count), start))
-            stored = {t: _row(tape, j, self.specs[t]) for tape, t in zip(tape_values, self.taped, strict=True)}
-            carry = self.carry_at(stored, inner, start)
-            _, buffers = self.forward(carry, inner, length, every, None)
+            taped = [_row(tape, j, self.specs[t]) for tape, t in zip(tape_values, self.taped, strict=True)]
+            _, buffers = self.forward(taped, inner, length, every, None, buffer_values, first=start)
             new_ct_x, new_ct_c = self.backward(buffers, inner, length, None, start, ct_x, ct_c)
-            return [[_count_up(done)], new_ct_x, new_ct_c, tape_values, env_values]
+            return [[_count_up(done)], new_ct_x, new_ct_c, tape_values, env_values, buffers]
 
-        out = _groups([[_i32(0)], list(cts), list(captured_cts), list(tapes), env.values()], cond, body)
+        out = _groups([[_i32(0)], list(cts), list(captured_cts), list(tapes), env.values(), buffers0], cond, body)
         return out[1], out[2]
 
 
@@ -412,8 +440,12 @@ def _while(op: Op, ct: Value | tuple[Value, ...]) -> Cotangents:
             break
         needed = more
     taped = [j for j in range(n) if j in needed and j not in invariant and j not in steps]
-    info = _Loop(driver, specs, body_fn, pullback, floats, steps, taped)
-    env = _Env({j: init[j] for j in range(n) if j in invariant or j in steps}, captured)
+    rerun_fn = driver.restricted(body_fn, taped)
+    info = _Loop(driver, specs, body_fn, pullback, floats, steps, taped, rerun_fn)
+    # (A carry nothing needs is read as its initial value: IREE 3.13 fails at run time,
+    # "indirect buffer reference slot 0 is out range", on inner loops that start from a
+    # constant made in an outer loop's body, as zeros would be.)
+    env = _Env({j: init[j] for j in range(n) if j not in taped}, captured)
     trip_count = static_trip_count(loop)
     every = checkpoint_every(loop, trip_count)
     with ir.InsertionPoint(loop), loop.location:
@@ -428,7 +460,7 @@ def _while(op: Op, ct: Value | tuple[Value, ...]) -> Cotangents:
         else:
             results, count = _counted_forward(init, captured, cond_fn, body_fn, driver)
             stride = sh.maximum(sh.divide(sh.add(count, _i32(TAPE_SLOTS - 1)), _i32(TAPE_SLOTS)), _i32(1))
-            _, tapes = info.forward(init, env, count, TAPE_SLOTS + 1, stride)
+            _, tapes = info.forward([init[j] for j in taped], env, count, TAPE_SLOTS + 1, stride, first=0)
     for old, new in zip(loop.results, results, strict=True):
         old.replace_all_uses_with(new)
     carried_cts = [cts[j] for j in floats]
@@ -442,7 +474,7 @@ def _while(op: Op, ct: Value | tuple[Value, ...]) -> Cotangents:
         ct_x, ct_c = info.backward(tapes, env, count, stride, 0, carried_cts, captured_cts)
     for k, c in zip(float_captured, ct_c, strict=True):
         driver.accumulate(captured[k], c, loop.name)
-    driver.forget(pullback, body_fn, cond_fn)
+    driver.forget(rerun_fn, pullback, body_fn, cond_fn)
     grads: list[Value | None] = [None] * n
     for j, c in zip(floats, ct_x, strict=True):
         grads[j] = c

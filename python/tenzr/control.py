@@ -22,7 +22,6 @@ from tenzr.dialect.functions import inline_call
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.types import TensorSpec, ir_type, numpy_dtype
 from tenzr.numpy_api import clip
-from tenzr.passes.rules.control import CHECKPOINT_EVERY
 from tenzr.pytree import TreeDef, flatten, unflatten
 from tenzr.transforms import Traced, jit, trace_into
 
@@ -129,13 +128,12 @@ def _int_scalar(value: Any) -> Array:
     return x if x.spec.dtype == "i32" else x.astype(np.int32)
 
 
-def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_val: Any, *,
-              checkpoint_every: int | None = None) -> Any:
+def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_val: Any) -> Any:
     """`for i in range(lower, upper): val = body_fun(i, val)`, as `jax.lax.fori_loop`;
     with Python int bounds the trip count is known, and the adjoint stores one carry per
-    iteration (`checkpoint_every`: see `scan`)."""
+    iteration."""
     if current_trace() is None:
-        return _eager(lambda v: fori_loop(lower, upper, body_fun, v, checkpoint_every=checkpoint_every), init_val)
+        return _eager(lambda v: fori_loop(lower, upper, body_fun, v), init_val)
     init, tree = _leaves(init_val)
     specs = _specs(init)
     avals = unflatten(tree, [ShapeDtype(s.shape, s.dtype) for s in specs])
@@ -152,25 +150,18 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_
 
     types = [start.value.type, *_types(init)]
     op = _region_op(T.while_.name, [start.value, *(a.value for a in init)], types, [(types, cond), (types, step)])
-    _checkpoint_every(op, checkpoint_every)
     _erase(body)
     return unflatten(tree, [Array(r) for r in list(op.results)[1:]])
 
 
 def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | None = None,
-         reverse: bool = False, unroll: int = 1, *, checkpoint_every: int | None = None) -> tuple[Any, Any]:
+         reverse: bool = False, unroll: int = 1) -> tuple[Any, Any]:
     """`jax.lax.scan`: carry = init; for each x along xs' leading axis, (carry, y) = f(carry, x);
     returns (carry, ys stacked). `reverse` scans from the end; `unroll` is accepted for JAX's
-    signature (the loop is never unrolled).
-
-    The gradient stores the carry of every step. `checkpoint_every=k` (Tenzr's, not JAX's)
-    stores every k-th only and runs each segment of k steps again in the reverse sweep:
-    memory for T/k + k carries instead of T, for one more forward pass (k ≈ √T needs the
-    least). It is slower on small carries (more, nested loops), and IREE 3.13 fails at run
-    time on some shapes of it (see the README's known limits)."""
+    signature (the loop is never unrolled). The gradient stores the carry of every step."""
     del unroll
     if current_trace() is None:
-        return _eager(lambda c, x: scan(f, c, x, length, reverse, checkpoint_every=checkpoint_every), init, xs)
+        return _eager(lambda c, x: scan(f, c, x, length, reverse), init, xs)
     carry, tree = _leaves(init)
     x_leaves, x_tree = _leaves(xs) if xs is not None else ([], flatten(None)[1])
     if any(not a.shape for a in x_leaves):
@@ -223,18 +214,9 @@ def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | 
     types = [start.value.type, *_types(carry), *_types(buffers)]
     op = _region_op(T.while_.name, [start.value, *(a.value for a in carry), *(b.value for b in buffers)], types,
                     [(types, cond), (types, step)])
-    _checkpoint_every(op, checkpoint_every)
     _erase(body)
     results = [Array(r) for r in op.results]
     return unflatten(tree, results[1:1 + n]), unflatten(out_box[1], results[1 + n:])
-
-
-def _checkpoint_every(op: ir.Operation, every: int | None) -> None:
-    if every is None:
-        return
-    if not isinstance(every, (int, np.integer)) or every < 0:
-        raise TenzrError(f"checkpoint_every must be a non-negative int, got {every!r}", user_location())
-    op.attributes[CHECKPOINT_EVERY] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(every))
 
 
 # --------------------------------------------------------------------------- conditionals

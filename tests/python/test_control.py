@@ -233,17 +233,3 @@ def test_the_rnn_example_learns():
     losses = example.train(steps=80, length=20, target="cpu", log=lambda line: None)
     assert losses[-1] < losses[0] / 10
 
-
-@pytest.mark.parametrize("every", [10, 11, 102])
-def test_scan_checkpointed_every_k_steps_matches_jax(every):
-    """checkpoint_every=k keeps every k-th carry and reruns each segment (the last one
-    shorter when k does not divide the length)."""
-    xs = rng_for("checkpoint_every").standard_normal((103, 4))
-
-    def make(np_, lax_, ck):
-        def loss(w):
-            kw = {"checkpoint_every": every} if lax_ is tz.lax else {}
-            return lax_.scan(lambda h, x: (np_.tanh(w @ h + x), (h * h).sum()), H0, xs, **kw)[1].sum()
-        return loss
-
-    _same_as_jax(make, W)
