@@ -154,14 +154,22 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_
     return unflatten(tree, [Array(r) for r in list(op.results)[1:]])
 
 
+AUTO_UNROLL = 8
+"""Steps per loop iteration `scan` chooses when left at unroll=1 for a body of at most
+AUTO_UNROLL_MAX_OPS ops: IREE spends about 8 us on each loop iteration, and each write
+into a loop-carried buffer copies it, so the gradient of a 1,000-step, 64-wide RNN takes
+122 ms one step per iteration, 23 ms eight (15 ms 25)."""
+AUTO_UNROLL_MAX_OPS = 64
+
+
 def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | None = None,
-         reverse: bool = False, unroll: int = 1) -> tuple[Any, Any]:
+         reverse: bool = False, unroll: int | bool = 1) -> tuple[Any, Any]:
     """`jax.lax.scan`: carry = init; for each x along xs' leading axis, (carry, y) = f(carry, x);
-    returns (carry, ys stacked). `reverse` scans from the end; `unroll` is accepted for JAX's
-    signature (the loop is never unrolled). The gradient stores the carry of every step."""
-    del unroll
+    returns (carry, ys stacked). `reverse` scans from the end. `unroll` steps run in each
+    iteration of the loop (True: all of them); left at 1, a small body gets AUTO_UNROLL.
+    The gradient stores the carry of every iteration and recomputes its steps."""
     if current_trace() is None:
-        return _eager(lambda c, x: scan(f, c, x, length, reverse), init, xs)
+        return _eager(lambda c, x: scan(f, c, x, length, reverse, unroll), init, xs)
     carry, tree = _leaves(init)
     x_leaves, x_tree = _leaves(xs) if xs is not None else ([], flatten(None)[1])
     if any(not a.shape for a in x_leaves):
@@ -192,31 +200,84 @@ def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | 
     out_specs = body.result_specs
     _check_same("tz.lax.scan: f's carry output", out_box[0], out_specs[:n], tree, specs)
     y_specs = out_specs[n:]
-    buffers = [asarray(np.zeros((steps, *s.shape), dtype=numpy_dtype(s.dtype))) for s in y_specs]
+    per = _unroll_factor(unroll, steps, body)
+    loops, rest = divmod(steps, per)
+    zero = asarray(np.int32(0))
 
-    def cond(xs_: list[ir.Value]) -> list[ir.Value]:
-        return [(Array(xs_[0]) < steps).value]
+    def rows(block_start: Array, count: int) -> list[list[ir.Value]]:
+        """xs' rows for `count` steps from processing position `block_start`, in order."""
+        first = (steps - count - block_start) if reverse else block_start
+        out = []
+        for a in x_leaves:
+            block = T.dynamic_slice(a.value, first.value, *[zero.value] * (a.ndim - 1), sizes=(count, *a.shape[1:]))
+            order = range(count - 1, -1, -1) if reverse else range(count)
+            out.append([T.reshape(_row(block, r, a.spec), result=a.spec.with_shape(a.shape[1:])) for r in order])
+        return [[leaf[r] for leaf in out] for r in range(count)]
 
-    def step(values: list[ir.Value]) -> list[ir.Value]:
-        i = Array(values[0])
-        at = (steps - 1 - i) if reverse else i
-        zero = asarray(np.int32(0)).value
-        x_t = [T.reshape(T.dynamic_slice(a.value, at.value, *[zero] * (a.ndim - 1), sizes=(1, *a.shape[1:])),
-                         result=a.spec.with_shape(a.shape[1:]))
-               for a in x_leaves]
-        out = _inline(body, [*values[1:1 + n], *x_t])
-        ys = [T.dynamic_update_slice(buf, T.reshape(y, result=s.with_shape((1, *s.shape))), at.value,
-                                     *[zero] * s.rank)
-              for buf, y, s in zip(values[1 + n:], out[n:], y_specs, strict=True)]
-        return [(i + 1).value, *out[:n], *ys]
+    def run(state: list[ir.Value], block_start: Array, count: int, buffers: list[ir.Value]) -> list[ir.Value]:
+        """`count` steps from position `block_start`: the new carry, then the buffers with
+        the steps' outputs written in."""
+        outs: list[list[ir.Value]] = []
+        for x_t in rows(block_start, count):
+            out = _inline(body, [*state, *x_t])
+            state, outs = out[:n], [*outs, out[n:]]
+        first = (steps - count - block_start) if reverse else block_start
+        written = []
+        for k, (buf, s) in enumerate(zip(buffers, y_specs, strict=True)):
+            parts = [T.reshape(o[k], result=s.with_shape((1, *s.shape))) for o in outs]
+            parts = parts[::-1] if reverse else parts
+            block = parts[0] if count == 1 else T.concatenate(*parts, axis=0)
+            written.append(T.dynamic_update_slice(buf, block, first.value, *[zero.value] * s.rank))
+        return [*state, *written]
 
-    start = asarray(np.int32(0))
-    types = [start.value.type, *_types(carry), *_types(buffers)]
-    op = _region_op(T.while_.name, [start.value, *(a.value for a in carry), *(b.value for b in buffers)], types,
-                    [(types, cond), (types, step)])
+    buffers = [asarray(np.zeros((steps, *s.shape), dtype=numpy_dtype(s.dtype))).value for s in y_specs]
+    state = [a.value for a in carry]
+    if loops:
+        def cond(values: list[ir.Value]) -> list[ir.Value]:
+            return [(Array(values[0]) < loops).value]
+
+        def step(values: list[ir.Value]) -> list[ir.Value]:
+            i = Array(values[0])
+            return [(i + 1).value, *run(values[1:1 + n], i * per, per, values[1 + n:])]
+
+        types = [zero.value.type, *(v.type for v in state), *(b.type for b in buffers)]
+        op = _region_op(T.while_.name, [zero.value, *state, *buffers], types, [(types, cond), (types, step)])
+        state, buffers = list(op.results)[1:1 + n], list(op.results)[1 + n:]
+    if rest:
+        with user_location():
+            out = run(state, asarray(np.int32(loops * per)), rest, buffers)
+        state, buffers = out[:n], out[n:]
     _erase(body)
-    results = [Array(r) for r in op.results]
-    return unflatten(tree, results[1:1 + n]), unflatten(out_box[1], results[1 + n:])
+    return unflatten(tree, [Array(v) for v in state]), unflatten(out_box[1], [Array(b) for b in buffers])
+
+
+def _unroll_factor(unroll: int | bool, steps: int, body: Traced) -> int:
+    if isinstance(unroll, bool):
+        return max(steps, 1) if unroll else 1
+    if not isinstance(unroll, (int, np.integer)) or unroll < 1:
+        raise TenzrError(f"tz.lax.scan: unroll must be a positive int or a bool, got {unroll!r}", user_location())
+    if unroll == 1 and _op_count(body.func) <= AUTO_UNROLL_MAX_OPS:
+        unroll = AUTO_UNROLL
+    return max(min(int(unroll), steps), 1)
+
+
+def _op_count(func: ir.Operation) -> int:
+    count = 0
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        nonlocal count
+        count += 1
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit)
+    return count
+
+
+def _row(block: ir.Value, r: int, spec: TensorSpec) -> ir.Value:
+    """Row r of `block` (a static slice along its first axis)."""
+    start = [r, *[0] * (spec.rank - 1)]
+    stop = [r + 1, *spec.shape[1:]]
+    return T.slice_(block, start=start, stop=stop, step=[1] * spec.rank)
 
 
 # --------------------------------------------------------------------------- conditionals

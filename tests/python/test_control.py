@@ -149,6 +149,19 @@ def test_jit_of_value_and_grad_of_a_scan():
     _assert_close(f(W, H0), jax.value_and_grad(rnn(jnp, lax, jax.checkpoint), argnums=(0, 1))(W, H0))
 
 
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("unroll", [2, 3, True, 100])
+def test_scan_unrolled_matches_jax(unroll, reverse):
+    """Several steps per loop iteration, with a remainder after the loop (7 = 2·3 + 1)."""
+    def make(np_, lax_, ck):
+        def loss(w):
+            carry, ys = lax_.scan(lambda h, x: (np_.tanh(w @ h + x), h * x), H0, XS, reverse=reverse, unroll=unroll)
+            return (ys * np.arange(28.0).reshape(7, 4)).sum() + carry.sum()
+        return loss
+
+    _same_as_jax(make, W)
+
+
 def test_second_derivative_through_a_loop():
     """The adjoint loop is a stablehlo.while, which tenzr-grad differentiates again."""
     def f(t):
@@ -170,13 +183,13 @@ def test_a_loop_that_does_not_touch_the_argument_gives_zeros():
 
 
 def test_a_loop_trip_count_does_not_change_the_compiled_program_size():
-    """1,000 steps compile to the same loop as 10 (the module text has one size)."""
+    """1,600 steps compile to the same loop as 16 (the module text has one size)."""
     def text(steps):
         xs = np.zeros((steps, 4))
         return tz.jit(tz.grad(lambda w: tz.lax.scan(lambda h, x: (tz.tanh(w @ h + x), h.sum()), H0, xs)[1]
                                  .sum())).lower(W)
 
-    short, long = text(10), text(1000)
+    short, long = text(16), text(1600)
     assert len(long.splitlines()) == len(short.splitlines())
 
 
