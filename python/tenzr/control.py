@@ -2,9 +2,10 @@
 `while_loop`, `cond`, `switch` (in `tz.lax`, as in `jax.lax`).
 
 Each traces its Python functions once, into functions of the module being traced, and
-emits one region op (`tenzr.while`, `tenzr.case`) whose regions hold their bodies: a loop is
-never unrolled, and every transformation (`grad`, `vjp`, `jit`) differentiates or compiles
-the op itself. Arrays the functions close over are read from the regions directly.
+emits one region op (`tenzr.while`, `tenzr.case`) whose regions hold their bodies: a loop
+is never unrolled whole (a scan runs `unroll` steps per iteration), and every
+transformation (`grad`, `vjp`, `jit`) differentiates or compiles the op itself. Arrays the
+functions close over are read from the regions directly.
 """
 
 from __future__ import annotations
@@ -130,10 +131,14 @@ def _int_scalar(value: Any) -> Array:
 
 def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_val: Any) -> Any:
     """`for i in range(lower, upper): val = body_fun(i, val)`, as `jax.lax.fori_loop`;
-    with Python int bounds the trip count is known, and the adjoint stores one carry per
-    iteration."""
+    with Python int bounds it is a `scan` (its trip count known, a small body unrolled),
+    otherwise a while loop."""
     if current_trace() is None:
         return _eager(lambda v: fori_loop(lower, upper, body_fun, v), init_val)
+    if all(isinstance(b, (int, np.integer)) for b in (lower, upper)):  # (as JAX: a scan, unrolled as scan's)
+        start_at = int(lower)
+        return _scan(lambda i, v, _: (body_fun(i + start_at, v), None), init_val, None, max(int(upper) - start_at, 0),
+                     False, 1, indexed=True, what="tz.lax.fori_loop: body_fun's output")[0]
     init, tree = _leaves(init_val)
     specs = _specs(init)
     avals = unflatten(tree, [ShapeDtype(s.shape, s.dtype) for s in specs])
@@ -170,6 +175,13 @@ def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | 
     The gradient stores the carry of every iteration and recomputes its steps."""
     if current_trace() is None:
         return _eager(lambda c, x: scan(f, c, x, length, reverse, unroll), init, xs)
+    return _scan(f, init, xs, length, reverse, unroll, indexed=False, what="tz.lax.scan: f's carry output")
+
+
+def _scan(f: Callable[..., Any], init: Any, xs: Any, length: int | None, reverse: bool, unroll: int | bool,
+          indexed: bool, what: str) -> tuple[Any, Any]:
+    """`scan`; with `indexed`, f also takes the step's index first: f(i, carry, x). `what`
+    names f's carry output in errors."""
     carry, tree = _leaves(init)
     x_leaves, x_tree = _leaves(xs) if xs is not None else ([], flatten(None)[1])
     if any(not a.shape for a in x_leaves):
@@ -195,10 +207,10 @@ def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | 
         out_box.extend([c_tree, y_tree])
         return [*c_leaves, *y_leaves]
 
-    body = _traced(f, (avals, x_avals), "scan_body", pair)
+    body = _traced(f, (ShapeDtype((), np.int32), avals, x_avals) if indexed else (avals, x_avals), "scan_body", pair)
     n = len(carry)
     out_specs = body.result_specs
-    _check_same("tz.lax.scan: f's carry output", out_box[0], out_specs[:n], tree, specs)
+    _check_same(what, out_box[0], out_specs[:n], tree, specs)
     y_specs = out_specs[n:]
     per = _unroll_factor(unroll, steps, body)
     loops, rest = divmod(steps, per)
@@ -218,8 +230,9 @@ def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | 
         """`count` steps from position `block_start`: the new carry, then the buffers with
         the steps' outputs written in."""
         outs: list[list[ir.Value]] = []
-        for x_t in rows(block_start, count):
-            out = _inline(body, [*state, *x_t])
+        for r, x_t in enumerate(rows(block_start, count)):
+            index = [((steps - 1 - r - block_start) if reverse else (block_start + r)).value] if indexed else []
+            out = _inline(body, [*index, *state, *x_t])
             state, outs = out[:n], [*outs, out[n:]]
         first = (steps - count - block_start) if reverse else block_start
         written = []
