@@ -88,7 +88,7 @@ MAY_WRITE_AN_OPERAND = frozenset(f"stablehlo.{name}" for name in (
 function argument, IREE writes into the caller's input (iree-org/iree#16168)."""
 
 PURE_WITH_REGIONS = frozenset(f"stablehlo.{name}" for name in (
-    "reduce", "reduce_window", "scatter", "select_and_scatter", "sort", "map", "while", "case"))
+    "reduce", "reduce_window", "scatter", "select_and_scatter", "sort", "map", "while", "case", "if"))
 """Ops with regions that only compute their results (their regions are combiners and
 comparators, loop bodies and branches, which hold nothing with side effects here), so one
 whose results are unused can be erased."""
@@ -632,6 +632,17 @@ def while_loop(operands: Sequence[Value], cond: Callable[[list[Value]], Value],
     return list(op.results)
 
 
+@builds("stablehlo.if")
+def if_(pred: Value, results: Sequence[TensorSpec], then: Callable[[], Sequence[Value]],
+        otherwise: Callable[[], Sequence[Value]]) -> list[Value]:
+    """`then()` if `pred` (a tensor<i1>) else `otherwise()`."""
+    op = create("stablehlo.if", results, [pred], regions=2)
+    for region, build in zip(op.regions, (then, otherwise), strict=True):
+        with ir.InsertionPoint(region.blocks.append()):
+            _return(*build())
+    return list(op.results)
+
+
 @builds("stablehlo.case")
 def case(index: Value, results: Sequence[TensorSpec], branches: Sequence[Callable[[], Sequence[Value]]]) -> list[Value]:
     """Runs branch `index` (clamped: out of range runs the last) and returns its results;
@@ -641,4 +652,5 @@ def case(index: Value, results: Sequence[TensorSpec], branches: Sequence[Callabl
         with ir.InsertionPoint(region.blocks.append()):
             _return(*build())
     return list(op.results)
+
 

@@ -171,9 +171,9 @@ class _Sweep:
                                                         for c, s in zip(cts, decoded.results, strict=True))
                 grads = rule(decoded, ct)  # type: ignore[operator]
             elif len(op.regions):
-                raise TenzrError(f"'{op.name}' op has no gradient rule (tenzr-grad does not differentiate control "
-                                 "flow yet: write branches with tenzr.select), but it lies on a differentiated path",
-                                 op.location)
+                raise TenzrError(f"'{op.name}' op has no gradient rule (tenzr-grad differentiates control flow "
+                                 "written as tenzr.while or tenzr.case, or StableHLO's while, case and if), but it "
+                                 "lies on a differentiated path", op.location)
             else:
                 raise TenzrError(f"'{op.name}' op has no gradient rule, but it lies on a differentiated path",
                                  op.location)

@@ -516,14 +516,17 @@ def _counted_forward(init: Sequence[Value], captured: Sequence[Value], cond_fn: 
 # --------------------------------------------------------------------------- conditionals
 
 
-@vjp(T.case, sh.case, adjoint="a case on the same index whose branch b is branch b's VJP (each recomputes its "
-     "branch's forward)")
+@vjp(T.case, sh.case, sh.if_, adjoint="a case (an if) on the same index (predicate) whose branch b is branch b's "
+     "VJP (each recomputes its branch's forward)")
 def _case(op: Op, ct: Value | tuple[Value, ...]) -> Cotangents:
     cts = list(ct) if isinstance(ct, tuple) else [ct]
     case, driver = op.operation, op.driver
     assert case is not None and driver is not None
     captured = captured_values(case)
     inputs = list(op.operands[1:])
+    index = op.operands[0]
+    if case.name == sh.if_.op_name:  # (its regions: then, else; a case's index 0 runs the first)
+        index = sh.convert(sh.not_(index), "i32")
     values = [*inputs, *captured]
     wrt = [i for i, v in enumerate(values) if spec_of(v).is_float]
     functions = [driver.region_function(region, captured) for region in case.regions]
@@ -532,7 +535,7 @@ def _case(op: Op, ct: Value | tuple[Value, ...]) -> Cotangents:
     def branch(vjp_fn: ir.Operation):
         return lambda: driver.call_inline(vjp_fn, [*values, *cts])
 
-    grads = sh.case(op.operands[0], [spec_of(values[i]) for i in wrt], [branch(f) for f in vjps]) if wrt else []
+    grads = sh.case(index, [spec_of(values[i]) for i in wrt], [branch(f) for f in vjps]) if wrt else []
     driver.forget(*vjps, *functions)
     by_value = dict(zip(wrt, grads, strict=True))
     for i in range(len(inputs), len(values)):

@@ -368,3 +368,26 @@ def test_the_tools_take_a_gradient_of_a_gradient(tmp_path):
     t = np.tanh(a @ w)
     np.testing.assert_allclose(grad, a.T @ (1 - t ** 2), rtol=1e-12)
     np.testing.assert_allclose(hvp, a.T @ (-2 * t * (1 - t ** 2) * (a @ v)), rtol=1e-12, atol=1e-14)
+
+
+IF_SRC = """
+func.func @f(%p: tensor<i1>, %x: tensor<3xf64>) -> tensor<3xf64> {
+  %r = "stablehlo.if"(%p) ({
+    %e = stablehlo.exponential %x : tensor<3xf64>
+    stablehlo.return %e : tensor<3xf64>
+  }, {
+    %s = stablehlo.multiply %x, %x : tensor<3xf64>
+    stablehlo.return %s : tensor<3xf64>
+  }) : (tensor<i1>) -> tensor<3xf64>
+  return %r : tensor<3xf64>
+}
+"""
+
+
+@pytest.mark.parametrize("pred", [True, False])
+def test_stablehlo_if_differentiates_the_branch_taken(pred):
+    program = compile_module(IF_SRC, lambda m: differentiate(m, "f", (1,), "vjp"))
+    x, ybar = np.array([0.3, -1.2, 2.0]), np.array([1.0, 0.5, -2.0])
+    y, xbar = program("f_vjp", np.array(pred), x, ybar)
+    np.testing.assert_allclose(y, np.exp(x) if pred else x * x, rtol=1e-14)
+    np.testing.assert_allclose(xbar, ybar * (np.exp(x) if pred else 2 * x), rtol=1e-14)

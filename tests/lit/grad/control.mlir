@@ -145,3 +145,24 @@ func.func @segmented(%x: tensor<3xf32>) -> tensor<3xf32> {
   }) {tenzr.checkpoint_every = 2 : i64} : (tensor<i32>, tensor<3xf32>) -> (tensor<i32>, tensor<3xf32>)
   return %r#1 : tensor<3xf32>
 }
+
+// stablehlo.if (then, else) differentiates as a case whose index is 0 when the predicate holds.
+// CHECK-LABEL: func.func @branchy_vjp
+// CHECK: %[[Y:.*]] = "stablehlo.if"(%arg0)
+// CHECK: %[[NOT:.*]] = stablehlo.not %arg0
+// CHECK: %[[INDEX:.*]] = stablehlo.convert %[[NOT]] : (tensor<i1>) -> tensor<i32>
+// CHECK: %[[DX:.*]] = "stablehlo.case"(%[[INDEX]]) ({
+// CHECK: stablehlo.exponential %arg1
+// CHECK: }, {
+// CHECK: stablehlo.multiply %arg2, %arg1
+// CHECK: return %[[Y]], %[[DX]]
+func.func @branchy(%p: tensor<i1>, %x: tensor<3xf64>) -> tensor<3xf64> {
+  %r = "stablehlo.if"(%p) ({
+    %e = stablehlo.exponential %x : tensor<3xf64>
+    stablehlo.return %e : tensor<3xf64>
+  }, {
+    %s = stablehlo.multiply %x, %x : tensor<3xf64>
+    stablehlo.return %s : tensor<3xf64>
+  }) : (tensor<i1>) -> tensor<3xf64>
+  return %r : tensor<3xf64>
+}

@@ -45,7 +45,7 @@ func.func @unregistered_custom(%x: tensor<2xf32>) -> tensor<f32> {
 // A value differentiated through a region it is captured by: an error until control flow
 // is differentiated, never a silent zero.
 func.func @through_scf_if(%x: tensor<3xf32>, %c: i1) -> tensor<f32> {
-  // expected-error@+1 {{'scf.if' op has no gradient rule (tenzr-grad does not differentiate control flow yet: write branches with tenzr.select), but it lies on a differentiated path}}
+  // expected-error@+1 {{'scf.if' op has no gradient rule (tenzr-grad differentiates control flow written as tenzr.while or tenzr.case, or StableHLO's while, case and if), but it lies on a differentiated path}}
   %y = scf.if %c -> (tensor<3xf32>) {
     %s = "tenzr.sin"(%x) : (tensor<3xf32>) -> tensor<3xf32>
     scf.yield %s : tensor<3xf32>
@@ -59,7 +59,7 @@ func.func @through_scf_if(%x: tensor<3xf32>, %c: i1) -> tensor<f32> {
 // -----
 
 func.func @through_execute_region(%x: tensor<3xf32>) -> tensor<f32> {
-  // expected-error@+1 {{'scf.execute_region' op has no gradient rule (tenzr-grad does not differentiate control flow yet}}
+  // expected-error@+1 {{'scf.execute_region' op has no gradient rule (tenzr-grad differentiates control flow written as}}
   %y = scf.execute_region -> tensor<3xf32> {
     %s = "tenzr.sin"(%x) : (tensor<3xf32>) -> tensor<3xf32>
     scf.yield %s : tensor<3xf32>
