@@ -74,6 +74,23 @@ def _specs(arrays: Sequence[Array]) -> list[TensorSpec]:
     return [a.spec for a in arrays]
 
 
+def _weakly_promoted(init_val: Any, carry: Sequence[Array], got: Sequence[TensorSpec]) -> list[Array] | None:
+    """The carry with its Python-number leaves converted to the types the body gave them
+    (`(x, 0.0)` with x float64: the 0.0 carries float64), as JAX promotes weakly typed
+    carries and traces the body again; None when nothing changes."""
+    raw = flatten(init_val)[0]
+    if len(got) != len(carry):
+        return None
+    changed = False
+    out = list(carry)
+    for i, (leaf, a, spec) in enumerate(zip(raw, carry, got, strict=True)):
+        weak = isinstance(leaf, (int, float)) and not isinstance(leaf, bool)
+        if weak and spec != a.spec and spec.shape == a.spec.shape:
+            out[i] = a.astype(numpy_dtype(spec.dtype))
+            changed = True
+    return out if changed else None
+
+
 def _check_same(what: str, got_tree: TreeDef, got: Sequence[TensorSpec], want_tree: TreeDef,
                 want: Sequence[TensorSpec]) -> None:
     if got_tree != want_tree or list(got) != list(want):
@@ -110,8 +127,14 @@ def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], i
                              user_location())
         return p
 
-    cond = _traced(cond_fun, (avals,), "while_cond", predicate)
     body = _traced(body_fun, (avals,), "while_body")
+    promoted = _weakly_promoted(init_val, init, body.result_specs)
+    if promoted is not None:
+        _erase(body)
+        init, specs = promoted, _specs(promoted)
+        avals = unflatten(tree, [ShapeDtype(s.shape, s.dtype) for s in specs])
+        body = _traced(body_fun, (avals,), "while_body")
+    cond = _traced(cond_fun, (avals,), "while_cond", predicate)
     _check_same("tz.lax.while_loop: body_fun's output", body.out_tree, body.result_specs, tree, specs)
     types = _types(init)
     op = _region_op(T.while_.name, [a.value for a in init], types, [
@@ -145,6 +168,12 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_
     start = _int_scalar(lower)
     stop = upper if isinstance(upper, (int, np.integer)) else _int_scalar(upper)
     body = _traced(body_fun, (ShapeDtype((), np.int32), avals), "fori_body")
+    promoted = _weakly_promoted(init_val, init, body.result_specs)
+    if promoted is not None:
+        _erase(body)
+        init, specs = promoted, _specs(promoted)
+        avals = unflatten(tree, [ShapeDtype(s.shape, s.dtype) for s in specs])
+        body = _traced(body_fun, (ShapeDtype((), np.int32), avals), "fori_body")
     _check_same("tz.lax.fori_loop: body_fun's output", body.out_tree, body.result_specs, tree, specs)
 
     def cond(xs: list[ir.Value]) -> list[ir.Value]:
@@ -207,8 +236,19 @@ def _scan(f: Callable[..., Any], init: Any, xs: Any, length: int | None, reverse
         out_box.extend([c_tree, y_tree])
         return [*c_leaves, *y_leaves]
 
-    body = _traced(f, (ShapeDtype((), np.int32), avals, x_avals) if indexed else (avals, x_avals), "scan_body", pair)
+    def trace() -> Traced:
+        out_box.clear()
+        return _traced(f, (ShapeDtype((), np.int32), avals, x_avals) if indexed else (avals, x_avals), "scan_body",
+                       pair)
+
+    body = trace()
     n = len(carry)
+    promoted = _weakly_promoted(init, carry, body.result_specs[:n])
+    if promoted is not None:
+        _erase(body)
+        carry, specs = promoted, _specs(promoted)
+        avals = unflatten(tree, [ShapeDtype(s.shape, s.dtype) for s in specs])
+        body = trace()
     out_specs = body.result_specs
     _check_same(what, out_box[0], out_specs[:n], tree, specs)
     y_specs = out_specs[n:]

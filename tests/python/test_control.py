@@ -246,3 +246,27 @@ def test_the_rnn_example_learns():
     losses = example.train(steps=80, length=20, target="cpu", log=lambda line: None)
     assert losses[-1] < losses[0] / 10
 
+
+
+def test_python_number_carries_take_the_body_type_as_in_jax():
+    """`(x, 0.0)`: the 0.0 becomes float64 when the body makes it so (JAX promotes weakly
+    typed carries and traces again). The while loop's reference is a fori_loop of its trip
+    count (JAX does not reverse-differentiate while loops)."""
+    c, trips = (H0, 0.0), 0
+    while c[1] < 3.0:
+        c, trips = (c[0] * 1.1, c[1] + np.abs(c[0]).sum() * 0.3), trips + 1
+
+    def make(np_, lax_, ck):
+        def body(c):
+            return c[0] * 1.1, c[1] + np_.abs(c[0]).sum() * 0.3
+
+        def loss(x):
+            if lax_ is tz.lax:
+                a = lax_.while_loop(lambda c: c[1] < 3.0, body, (x, 0.0))[0].sum()
+            else:
+                a = lax_.fori_loop(0, trips, lambda i, c: body(c), (x, 0.0))[0].sum()
+            b = lax_.scan(lambda c, xt: (c + (xt * x).sum(), c), 0.0, XS)[0]
+            return a + b + lax_.fori_loop(0, 3, lambda i, c: c + x.sum() * i, 0.0)
+        return loss
+
+    _same_as_jax(make, H0)
