@@ -6,6 +6,7 @@ with its trip count found first, and against central differences."""
 from __future__ import annotations
 
 import importlib.util
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -270,3 +271,25 @@ def test_python_number_carries_take_the_body_type_as_in_jax():
         return loss
 
     _same_as_jax(make, H0)
+
+
+def test_loops_and_conditionals_run_on_vulkan():
+    from tenzr.runtime import device_available
+
+    if not device_available("vulkan"):
+        pytest.skip("no Vulkan device (install Mesa's lavapipe: apt-get install mesa-vulkan-drivers)")
+    w, xs, h0 = W.astype(np.float32), XS.astype(np.float32), np.zeros(4, np.float32)
+
+    def loss(w):
+        c, ys = tz.lax.scan(lambda h, x: (tz.tanh(w @ h + x), (h * h).sum()), h0, xs)
+        kept = tz.lax.cond(c.sum() > 0, lambda a: a.sum(), lambda a: (a * a).sum(), c)
+        looped = tz.lax.while_loop(lambda v: v[1] < 5, lambda v: (v[0] * 0.9 + w[0], v[1] + 1), (h0, np.int32(0)))
+        return ys.sum() + kept + looped[0].sum()
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # (lavapipe emulates a GPU, slowly)
+            on_vulkan = tz.grad(loss, target="vulkan")(w)
+    finally:
+        tz.clear_caches()  # (an open lavapipe device keeps two threads polling)
+    np.testing.assert_allclose(on_vulkan, tz.grad(loss)(w), rtol=2e-5, atol=2e-6)
