@@ -150,13 +150,21 @@ def _defining_op(value: ir.Value) -> ir.Operation | None:
     return owner.operation if owner is not None else None
 
 
-def _is_inside(op: ir.Operation | None, ancestor: ir.Operation) -> bool:
-    while op is not None:
-        if op == ancestor:
+def is_inside(op: ir.Operation | ir.OpView | None, ancestor: ir.Operation) -> bool:
+    """Whether `op` is `ancestor` or nested in one of its regions."""
+    current = op.operation if op is not None else None
+    while current is not None:
+        if current == ancestor:
             return True
-        parent = op.parent
-        op = parent.operation if parent is not None else None
+        parent = current.parent
+        current = parent.operation if parent is not None else None
     return False
+
+
+def terminator(block: ir.Block) -> ir.Operation | None:
+    """The last op of `block` (its terminator, in valid IR), or None when it is empty."""
+    operations = block.operations
+    return operations[len(operations) - 1].operation if len(operations) else None
 
 
 def captured_values(op: ir.Operation) -> list[ir.Value]:
@@ -169,7 +177,7 @@ def captured_values(op: ir.Operation) -> list[ir.Value]:
     def visit(inner: ir.Operation) -> ir.WalkResult:
         if inner != op:
             for v in inner.operands:
-                if v not in found and not _is_inside(_defining_op(v), op):
+                if v not in found and not is_inside(_defining_op(v), op):
                     found[v] = None
         return ir.WalkResult.ADVANCE
 

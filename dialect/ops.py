@@ -11,6 +11,7 @@ elementwise n-ary ops broadcast like NumPy; operand element types must match.
 
 from __future__ import annotations
 
+from tenzr.dialect.context import terminator
 from tenzr.dialect.opdef import (
     Attr,
     Axes,
@@ -539,8 +540,7 @@ def _region_block(op: Op, index: int, arguments: list[TensorSpec], what: str) ->
             return "(" + ", ".join(str(s) for s in specs) + ")"
 
         fail(f"{what} (region #{index}) must take {listed(arguments)}, got {listed(got)}")
-    operations = block.operations
-    last = operations[len(operations) - 1].operation if len(operations) else None
+    last = terminator(block)
     if last is None or last.name != yield_.name:
         fail(f"{what} (region #{index}) must end with '{yield_.name}'")
     return [spec_of_type(v.type) for v in last.operands]  # type: ignore[misc]

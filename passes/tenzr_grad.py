@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from tenzr.dialect.context import body_ops, captured_values, functions, module_body
+from tenzr.dialect.context import body_ops, captured_values, functions, is_inside, module_body
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.functions import inline_call
 from tenzr.dialect.ir_imports import Value, ir
@@ -206,7 +206,7 @@ class _Sweep:
         for value in captured:
             argument = block.add_argument(value.type, owner.location)
             for use in list(value.uses):
-                if _is_inside(use.owner, func):
+                if is_inside(use.owner, func):
                     use.owner.operands[use.operand_number] = argument
         terminator = body_ops(func)[-1]
         with owner.location, ir.InsertionPoint(terminator):
@@ -416,16 +416,6 @@ def _fresh(funcs: dict[str, ir.Operation], base: str) -> str:
     while f"__{base}{n}" in funcs or f"__{base}{n}_vjp" in funcs:
         n += 1
     return f"__{base}{n}"
-
-
-def _is_inside(op: ir.Operation | ir.OpView, ancestor: ir.Operation) -> bool:
-    current: ir.Operation | None = op.operation
-    while current is not None:
-        if current == ancestor:
-            return True
-        parent = current.parent
-        current = parent.operation if parent is not None else None
-    return False
 
 
 # --------------------------------------------------------------------------- the transform

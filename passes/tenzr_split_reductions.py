@@ -28,7 +28,7 @@ from tenzr.dialect.types import TensorSpec
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import Pass, register
 from tenzr.passes.rules.indexing import identity_element
-from tenzr.passes.views import view
+from tenzr.passes.views import splat_value, view
 
 SPLIT_SUM_AT = 4096
 
@@ -60,15 +60,6 @@ def reduce_in_stages(x: Value, init: float | int | bool, dims: Sequence[int], co
     return sh.reduce(x, init, dims, combiner)
 
 
-def _splat(value: Value) -> float | int | bool | None:
-    """The value of a splat constant, or None."""
-    made = sh.producer(value)
-    if made is None or made.name != sh.constant.op_name:
-        return None
-    elements = ir.DenseElementsAttr(made.attributes["value"])
-    return elements.get_splat_value().value if elements.is_splat else None
-
-
 def split_reductions(module: ir.Operation) -> None:
     for op in ops_named(module, {sh.reduce.op_name}):
         reduce = view(op)
@@ -77,7 +68,7 @@ def split_reductions(module: ir.Operation) -> None:
             continue
         x, init = op.operands
         s = sh.spec(x)
-        if _splat(init) != identity_element(combiner, s.dtype):
+        if splat_value(init) != identity_element(combiner, s.dtype):
             continue
         negated = sh.producer(x)
         if (len(dims) == 1 and not (combiner == "add" and s.is_float and s.shape[dims[0]] >= SPLIT_SUM_AT)

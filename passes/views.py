@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from tenzr.dialect import ops as T
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.ops import OPS
@@ -153,6 +154,15 @@ def _window(attrs: dict[str, Any], rank: int) -> sh.Window:
     pairs = ((0, 0),) * rank if padding is None else tuple((int(lo), int(hi)) for lo, hi in np.array(padding))
     return sh.Window(attrs["window_dimensions"], attrs.get("window_strides") or ones, pairs,
                      attrs.get("base_dilations") or ones, attrs.get("window_dilations") or ones)
+
+
+def splat_value(value: ir.Value) -> float | int | bool | None:
+    """The number every element of a splat constant (tenzr's or StableHLO's) holds, or None."""
+    made = sh.producer(value)
+    if made is None or made.name not in (T.constant.name, sh.constant.op_name):
+        return None
+    elements = ir.DenseElementsAttr(made.attributes["value"])
+    return elements.get_splat_value().value if elements.is_splat else None
 
 
 def view(operation: ir.Operation) -> Op:

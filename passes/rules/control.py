@@ -23,12 +23,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from tenzr.dialect import ops as T
-from tenzr.dialect.context import captured_values
+from tenzr.dialect.context import captured_values, terminator
 from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.types import INT_TYPES, TensorSpec, spec_of
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.rules import Cotangents, lowers, vjp
+from tenzr.passes.views import splat_value
 
 TAPE_SLOTS = 1024
 """Carries a loop with a data-dependent trip count keeps for its adjoint (one more slot
@@ -47,8 +48,9 @@ I32 = TensorSpec((), "i32")
 
 
 def _terminator(block: ir.Block) -> ir.Operation:
-    operations = block.operations
-    return operations[len(operations) - 1].operation
+    last = terminator(block)
+    assert last is not None  # (a region op's blocks end with their terminator)
+    return last
 
 
 def _end_with_return(block: ir.Block) -> None:
@@ -98,16 +100,14 @@ def _lower_case(op: Op) -> list[Value]:
 
 
 def _constant_int(value: Value) -> int | None:
-    """The integer a scalar constant holds, if `value` is one."""
+    """The integer a splat constant holds (converted or not), if `value` is one."""
+    if spec_of(value).dtype not in INT_TYPES:
+        return None
     owner = sh.producer(value)
     if owner is not None and owner.name in (T.convert.name, sh.convert.op_name):
-        owner = sh.producer(owner.operands[0])
-    if owner is None or owner.name not in (T.constant.name, sh.constant.op_name):
-        return None
-    attribute = ir.DenseElementsAttr(owner.attributes["value"])
-    if not attribute.is_splat or spec_of(value).dtype not in INT_TYPES:
-        return None
-    return ir.IntegerAttr(attribute.get_splat_value()).value
+        value = owner.operands[0]
+    number = splat_value(value)
+    return number if isinstance(number, int) and not isinstance(number, bool) else None
 
 
 def _is_compare(op: ir.Operation, direction: str) -> bool:
@@ -116,6 +116,19 @@ def _is_compare(op: ir.Operation, direction: str) -> bool:
     if op.name == sh.compare.op_name:
         return str(op.attributes["comparison_direction"]).endswith(f" {direction}>")
     return False
+
+
+def _induction_step(body: ir.Block, j: int) -> int | None:
+    """c, when the body yields carry j as `x_j + c` for an integer constant c."""
+    argument = body.arguments[j]
+    if spec_of(argument).dtype not in INT_TYPES:
+        return None
+    step = sh.producer(_terminator(body).operands[j])
+    if step is None or step.name not in (T.add.name, sh.add.op_name):
+        return None
+    a, b = step.operands
+    other = b if a == argument else a if b == argument else None
+    return None if other is None else _constant_int(other)
 
 
 def static_trip_count(loop: ir.Operation) -> int | None:
@@ -137,30 +150,12 @@ def static_trip_count(loop: ir.Operation) -> int | None:
             return None
         bound = loop.operands[k]
     start, stop = _constant_int(loop.operands[j]), _constant_int(bound)
-    step = sh.producer(_terminator(body).operands[j])
-    if start is None or stop is None or step is None or step.name not in (T.add.name, sh.add.op_name):
-        return None
-    a, b = step.operands
-    other = b if a == body.arguments[j] else a if b == body.arguments[j] else None
-    if other is None or _constant_int(other) != 1:
+    if start is None or stop is None or _induction_step(body, j) != 1:
         return None
     return max(stop - start, 0)
 
 
 # --------------------------------------------------------------------------- loops
-
-
-def _induction_step(body: ir.Block, j: int) -> int | None:
-    """c, when the body yields carry j as `x_j + c` for an integer constant c."""
-    argument = body.arguments[j]
-    if spec_of(argument).dtype not in INT_TYPES:
-        return None
-    step = sh.producer(_terminator(body).operands[j])
-    if step is None or step.name not in (T.add.name, sh.add.op_name):
-        return None
-    a, b = step.operands
-    other = b if a == argument else a if b == argument else None
-    return None if other is None else _constant_int(other)
 
 
 def _i32(value: int) -> Value:
@@ -419,7 +414,6 @@ def _while(op: Op, ct: Value | tuple[Value, ...]) -> Cotangents:
     assert loop is not None and driver is not None
     captured = captured_values(loop)
     n, specs, init = len(op.operands), list(op.specs), list(op.operands)
-    cond_fn = driver.region_function(loop.regions[0], captured)
     body_fn = driver.region_function(loop.regions[1], captured)
     body_block = loop.regions[1].blocks[0]
     yielded = list(_terminator(body_block).operands)
@@ -458,7 +452,9 @@ def _while(op: Op, ct: Value | tuple[Value, ...]) -> Cotangents:
             assert every is not None
             results, tapes = info.forward(init, env, trip_count, -(-trip_count // every) + 1, every)
         else:
+            cond_fn = driver.region_function(loop.regions[0], captured)
             results, count = _counted_forward(init, captured, cond_fn, body_fn, driver)
+            driver.forget(cond_fn)
             stride = sh.maximum(sh.divide(sh.add(count, _i32(TAPE_SLOTS - 1)), _i32(TAPE_SLOTS)), _i32(1))
             _, tapes = info.forward([init[j] for j in taped], env, count, TAPE_SLOTS + 1, stride, first=0)
     for old, new in zip(loop.results, results, strict=True):
@@ -474,7 +470,7 @@ def _while(op: Op, ct: Value | tuple[Value, ...]) -> Cotangents:
         ct_x, ct_c = info.backward(tapes, env, count, stride, 0, carried_cts, captured_cts)
     for k, c in zip(float_captured, ct_c, strict=True):
         driver.accumulate(captured[k], c, loop.name)
-    driver.forget(rerun_fn, pullback, body_fn, cond_fn)
+    driver.forget(rerun_fn, pullback, body_fn)
     grads: list[Value | None] = [None] * n
     for j, c in zip(floats, ct_x, strict=True):
         grads[j] = c
@@ -485,19 +481,11 @@ def accumulate(total: Value, ct: Value) -> Value:
     """total + ct. A cotangent written into zeros at one place (a scanned input's, from
     its dynamic slice) is added there only, not over the whole tensor each iteration."""
     update = sh.producer(ct)
-    if update is not None and update.name == sh.dynamic_update_slice.op_name and _is_zero(update.operands[0]):
+    if update is not None and update.name == sh.dynamic_update_slice.op_name and splat_value(update.operands[0]) == 0:
         window, starts = update.operands[1], list(update.operands)[2:]
         here = sh.dynamic_slice(total, starts, spec_of(window).shape)
         return sh.dynamic_update_slice(total, sh.add(here, window), starts)
     return sh.add(total, ct)
-
-
-def _is_zero(value: Value) -> bool:
-    owner = sh.producer(value)
-    if owner is None or owner.name not in (T.constant.name, sh.constant.op_name):
-        return False
-    attribute = ir.DenseElementsAttr(owner.attributes["value"])
-    return attribute.is_splat and str(attribute.get_splat_value()).split(":")[0].strip() in ("0.000000e+00", "0")
 
 
 def _counted_forward(init: Sequence[Value], captured: Sequence[Value], cond_fn: ir.Operation, body_fn: ir.Operation,
