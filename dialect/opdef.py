@@ -187,7 +187,7 @@ class Op:
     """The op in IR (None while it is being built): rules of region ops read its regions."""
     driver: Any = None
     """During a transformation: its driver, which rules of region ops ask to transform
-    their regions (see `tenzr_grad._Sweep`)."""
+    their regions (see `passes.regions.RegionDriver`)."""
 
     @property
     def result(self) -> TensorSpec:

@@ -21,23 +21,28 @@ A function carrying `tenzr.custom_vjp = @bwd` is differentiated by calling
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from tenzr.dialect.context import body_ops, captured_values, functions, is_inside, module_body
+from tenzr.dialect.context import body_ops, captured_values, functions, module_body
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.functions import inline_call
 from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.ops import OPS
 from tenzr.dialect.types import TensorSpec, spec_of, spec_of_type
 from tenzr.passes import stablehlo as sh
+from tenzr.passes.regions import RegionDriver, dce_everywhere, function_type, name_of, set_results
 from tenzr.passes.registry import Pass, register
 from tenzr.passes.rules import NO_DERIVATIVE, VJP_RULES
 from tenzr.passes.views import view
 
 MODES = ("grad", "vjp", "value_and_grad")
 CUSTOM_VJP = "tenzr.custom_vjp"
+CUSTOM_JVP = "tenzr.custom_jvp"
+"""A function carrying `tenzr.custom_jvp = @rule` has the JVP `@rule(primals...,
+tangents...) -> (outputs..., output tangents...)`, linear in the tangents; tenzr-grad
+transposes it (its VJP with respect to the tangents) instead of differentiating the body."""
 CHECKPOINT = "tenzr.checkpoint"
 """A function carrying this unit attribute is not inlined: the reverse sweep recomputes
 its body (`tz.checkpoint`) instead of reading its values from the forward."""
@@ -45,7 +50,7 @@ MAX_INLINE_DEPTH = 64
 
 
 
-def _symbol(op: ir.Operation, name: str) -> str | None:
+def symbol(op: ir.Operation, name: str) -> str | None:
     if name not in op.attributes:
         return None
     return ir.FlatSymbolRefAttr(op.attributes[name]).value
@@ -53,23 +58,11 @@ def _symbol(op: ir.Operation, name: str) -> str | None:
 
 def custom_vjp_of(func: ir.Operation) -> str | None:
     """The `@bwd` named by a function's `tenzr.custom_vjp`, if any."""
-    return _symbol(func, CUSTOM_VJP) if CUSTOM_VJP in func.attributes else None
+    return symbol(func, CUSTOM_VJP) if CUSTOM_VJP in func.attributes else None
 
 
-def function_type(func: ir.Operation) -> ir.FunctionType:
-    return ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
-
-
-def _name_of(func: ir.Operation) -> str:
-    return ir.StringAttr(func.attributes["sym_name"]).value
-
-
-def _is_public(func: ir.Operation) -> bool:
+def is_public(func: ir.Operation) -> bool:
     return "sym_visibility" not in func.attributes or ir.StringAttr(func.attributes["sym_visibility"]).value == "public"
-
-
-def _has_uses(value: Value) -> bool:
-    return any(True for _ in value.uses)
 
 
 # --------------------------------------------------------------------------- inlining
@@ -87,25 +80,29 @@ def _nested_calls(func: ir.Operation) -> list[ir.Operation]:
     return found
 
 
-def inline_calls(func: ir.Operation, funcs: dict[str, ir.Operation]) -> None:
-    """Inlines every call (in regions too) to a function without a custom VJP into `func`."""
+def inline_calls(func: ir.Operation, funcs: dict[str, ir.Operation], keep: Callable[[ir.Operation], bool]) -> None:
+    """Inlines every call (in regions too) into `func`, except calls of functions `keep`
+    picks (those with a rule of their own)."""
     for _ in range(MAX_INLINE_DEPTH):
-        calls = _nested_calls(func)
-        calls = [c for c in calls if custom_vjp_of(_callee(c, funcs)) is None
-                 and CHECKPOINT not in _callee(c, funcs).attributes]
+        calls = [c for c in _nested_calls(func) if not keep(callee_of(c, funcs))]
         if not calls:
             return
         for call in calls:
-            callee = _callee(call, funcs)
+            callee = callee_of(call, funcs)
             if not callee.regions[0].blocks:
-                raise TenzrError(f"cannot differentiate through external function '@{_symbol(call, 'callee')}' "
+                raise TenzrError(f"cannot differentiate through external function '@{symbol(call, 'callee')}' "
                                  "(give it a body or a tenzr.custom_vjp)", call.location)
             inline_call(call, callee)
     raise TenzrError("calls nest deeper than 64 levels (recursion cannot be differentiated)", func.location)
 
 
-def _callee(call: ir.Operation, funcs: dict[str, ir.Operation]) -> ir.Operation:
-    name = _symbol(call, "callee")
+def _has_rule(func: ir.Operation) -> bool:
+    """Whether calls of `func` are differentiated by a rule rather than through its body."""
+    return any(a in func.attributes for a in (CUSTOM_VJP, CUSTOM_JVP, CHECKPOINT))
+
+
+def callee_of(call: ir.Operation, funcs: dict[str, ir.Operation]) -> ir.Operation:
+    name = symbol(call, "callee")
     if name not in funcs:
         raise TenzrError(f"call to unknown function '@{name}'", call.location)
     return funcs[name]
@@ -114,7 +111,7 @@ def _callee(call: ir.Operation, funcs: dict[str, ir.Operation]) -> ir.Operation:
 # --------------------------------------------------------------------------- the sweep
 
 
-def _unbroadcast(ct: Value, target: TensorSpec) -> Value:
+def unbroadcast(ct: Value, target: TensorSpec) -> Value:
     """Sums a broadcast cotangent back to `target`'s shape (NumPy rules)."""
     s = sh.spec(ct)
     if s.shape == target.shape:
@@ -125,12 +122,10 @@ def _unbroadcast(ct: Value, target: TensorSpec) -> Value:
 
 
 @dataclass
-class _Sweep:
+class Sweep(RegionDriver):
     """The reverse sweep over one function; rules of region ops use its region API
     (`region_function`, `vjp_of`, `call_inline`, `accumulate`) through `op.driver`."""
 
-    module: ir.Operation
-    funcs: dict[str, ir.Operation]
     active: set[Value]
     recomputed: dict[ir.Operation, ir.Operation] = field(default_factory=dict)
     """Forward op -> its copy recomputed for the sweep (whose VJP rule reads the copy)."""
@@ -144,7 +139,7 @@ class _Sweep:
         if got.dtype != target.dtype or got.rank < target.rank:
             raise TenzrError(f"internal error: the VJP rule of '{source}' gave a {got} cotangent for a {target} "
                              "operand")
-        ct = _unbroadcast(ct, target)
+        ct = unbroadcast(ct, target)
         previous = self.adjoints.get(value)
         self.adjoints[value] = ct if previous is None else sh.add(previous, ct)
 
@@ -156,8 +151,10 @@ class _Sweep:
         operands = list(op.operands)
         grads: Sequence[Value | None]
         with op.location:
-            if op.name == "func.call" and CHECKPOINT in _callee(op, self.funcs).attributes:
+            if op.name == "func.call" and CHECKPOINT in callee_of(op, self.funcs).attributes:
                 grads = self._checkpoint_vjp(op, cts)
+            elif op.name == "func.call" and CUSTOM_JVP in callee_of(op, self.funcs).attributes:
+                grads = self._custom_jvp_vjp(op, cts)
             elif op.name == "func.call":
                 grads = self._custom_call_vjp(op, cts)
             elif rule is NO_DERIVATIVE:
@@ -185,98 +182,25 @@ class _Sweep:
                 if grad is not None:
                     self.accumulate(value, grad, op.name)
 
-    # --- the region API
-
-    def region_function(self, region: ir.Region, captured: Sequence[Value]) -> ir.Operation:
-        """A private function of the module computing what `region` yields from its block
-        arguments, then `captured` (the values from outside it that it uses): a copy of the
-        region's block, its terminator a return. The caller erases it when done."""
-        owner = region.owner
-        index = next(i for i, r in enumerate(owner.regions) if r == region)
-        copy = owner.clone()
-        block = copy.regions[index].blocks[0]
-        types = [a.type for a in block.arguments]
-        name = _fresh(self.funcs, "region")
-        with owner.location, ir.InsertionPoint(module_body(self.module)):
-            func = ir.Operation.create("func.func", attributes={
-                "sym_name": ir.StringAttr.get(name), "sym_visibility": ir.StringAttr.get("private"),
-                "function_type": ir.TypeAttr.get(ir.FunctionType.get(types, []))}, regions=1)
-        block.append_to(func.regions[0])
-        copy.erase()
-        for value in captured:
-            argument = block.add_argument(value.type, owner.location)
-            for use in list(value.uses):
-                if is_inside(use.owner, func):
-                    use.owner.operands[use.operand_number] = argument
-        terminator = body_ops(func)[-1]
-        with owner.location, ir.InsertionPoint(terminator):
-            ir.Operation.create("func.return", results=[], operands=list(terminator.operands))
-        terminator.erase()
-        results = [v.type for v in body_ops(func)[-1].operands]
-        func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get([a.type for a in block.arguments],
-                                                                              results))
-        self.funcs[name] = func
-        return func
+    # --- the region API (with RegionDriver's)
 
     def vjp_of(self, func: ir.Operation, wrt: Sequence[int]) -> ir.Operation:
         """`func`'s pullback `(args..., cotangents...) -> (argument cotangents for wrt...)`
         (its forward results dropped, and what only they needed), added to the module (the
         caller erases it when done)."""
-        name = _name_of(func)
+        name = name_of(func)
         derived = differentiate(self.module, name, wrt, "vjp", recompute=False)
         derived.attributes["sym_visibility"] = ir.StringAttr.get("private")
-        ret = body_ops(derived)[-1]
         n_results = len(function_type(func).results)
-        grads = list(ret.operands)[n_results:]
-        with ret.location, ir.InsertionPoint(ret):
-            ir.Operation.create("func.return", results=[], operands=grads)
-        ret.erase()
-        ftype = function_type(derived)
-        derived.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(list(ftype.inputs),
-                                                                                 [v.type for v in grads]))
-        _dce_everywhere(derived)
+        set_results(derived, list(body_ops(derived)[-1].operands)[n_results:])
+        dce_everywhere(derived)
         self.funcs[f"{name}_vjp"] = derived
         return derived
-
-    def restricted(self, func: ir.Operation, keep: Sequence[int]) -> ir.Operation:
-        """A copy of `func` returning only its results `keep` (and computing only what they
-        need), added to the module (the caller erases it when done)."""
-        copy = func.clone()
-        name = _fresh(self.funcs, "restricted")
-        copy.attributes["sym_name"] = ir.StringAttr.get(name)
-        ret = body_ops(copy)[-1]
-        kept = [list(ret.operands)[i] for i in keep]
-        with ret.location, ir.InsertionPoint(ret):
-            ir.Operation.create("func.return", results=[], operands=kept)
-        ret.erase()
-        inputs = list(function_type(copy).inputs)
-        copy.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, [v.type for v in kept]))
-        _dce_everywhere(copy)
-        self.funcs[name] = copy
-        return copy
-
-    @staticmethod
-    def unused_arguments(func: ir.Operation) -> set[int]:
-        """The positions of `func`'s arguments nothing in it reads."""
-        return {i for i, a in enumerate(func.regions[0].blocks[0].arguments) if not _has_uses(a)}
-
-    def call_inline(self, func: ir.Operation, operands: Sequence[Value]) -> list[Value]:
-        """The results of `func` on `operands`, its body copied here."""
-        ftype = function_type(func)
-        call = ir.Operation.create("func.call", results=list(ftype.results), operands=list(operands),
-                                   attributes={"callee": ir.FlatSymbolRefAttr.get(_name_of(func))})
-        return inline_call(call, func)
-
-    def forget(self, *funcs: ir.Operation) -> None:
-        """Erases functions the region API made."""
-        for func in funcs:
-            self.funcs.pop(_name_of(func), None)
-            func.erase()
 
     def _checkpoint_vjp(self, call: ir.Operation, cts: list[Value | None]) -> list[Value | None]:
         """The callee's pullback, recomputing its body from the call's operands (behind an
         optimization barrier, so that CSE does not reuse the forward's values)."""
-        callee = _callee(call, self.funcs)
+        callee = callee_of(call, self.funcs)
         ftype = function_type(callee)
         operands = list(call.operands)
         wrt = [i for i, v in enumerate(operands) if v in self.active]
@@ -289,9 +213,28 @@ class _Sweep:
         by_index = dict(zip(wrt, grads, strict=True))
         return [by_index.get(i) for i in range(len(operands))]
 
+    def _custom_jvp_vjp(self, call: ir.Operation, cts: list[Value | None]) -> list[Value | None]:
+        """The transpose of the callee's custom JVP rule: the rule's VJP with respect to its
+        tangents, at zero tangents (the rule is linear in them), seeded on its output
+        tangents."""
+        callee = callee_of(call, self.funcs)
+        rule = self.funcs[symbol(callee, CUSTOM_JVP) or ""]
+        operands, ftype = list(call.operands), function_type(callee)
+        n, m = len(operands), len(ftype.results)
+        wrt = [i for i, v in enumerate(operands) if v in self.active]
+        if not wrt:
+            return [None] * n
+        pullback = self.vjp_of(rule, [n + i for i in wrt])
+        zeros = [sh.zeros(_spec(t)) for t in [*ftype.inputs, *ftype.results]]
+        full = [c if c is not None else sh.zeros(_spec(t)) for c, t in zip(cts, ftype.results, strict=True)]
+        grads = self.call_inline(pullback, [*operands, *zeros[:n], *zeros[n:n + m], *full])
+        self.forget(pullback)
+        by_index = dict(zip(wrt, grads, strict=True))
+        return [by_index.get(i) for i in range(n)]
+
     def _custom_call_vjp(self, call: ir.Operation, cts: list[Value | None]) -> list[Value]:
-        callee = _callee(call, self.funcs)
-        name = _symbol(call, "callee")
+        callee = callee_of(call, self.funcs)
+        name = symbol(call, "callee")
         bwd_name = custom_vjp_of(callee)
         if bwd_name not in self.funcs:
             raise TenzrError(f"'@{name}' names '@{bwd_name}' as its tenzr.custom_vjp, but no such function exists",
@@ -379,45 +322,6 @@ def activity(forward: list[ir.Operation], wrt: Sequence[Value], outputs: Sequenc
     return useful
 
 
-def _is_pure(op: ir.Operation) -> bool:
-    """Whether `op` only computes its results (tenzr ops, and StableHLO ops whose regions
-    are combiners, comparators, loop bodies or branches)."""
-    return op.name != "func.call" and (not len(op.regions) or op.name in sh.PURE_WITH_REGIONS or op.name in OPS)
-
-
-def _dce(ops: Sequence[ir.Operation]) -> None:
-    """Erases those of `ops` (in program order) whose results are all unused, last first, so
-    that an op whose users were erased goes too. Calls, terminators and ops with regions
-    stay, unless the op is pure (a reduce, a loop): forward values grad mode does not return
-    die here, and so do the cotangents a rule computes for an operand that turns out not to
-    need one."""
-    for op in reversed(ops):
-        if len(op.results) and _is_pure(op) and not any(_has_uses(r) for r in op.results):
-            op.erase()
-
-
-def _dce_everywhere(func: ir.Operation) -> None:
-    """`_dce` in every block of `func`, inner regions first (then an op whose region no
-    longer uses a value lets that value die too)."""
-    blocks: list[ir.Block] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        for region in op.regions:
-            blocks.extend(region.blocks)
-        return ir.WalkResult.ADVANCE
-
-    func.walk(visit, ir.WalkOrder.PRE_ORDER)
-    for block in reversed(blocks):
-        _dce([op.operation for op in block.operations][:-1])
-
-
-def _fresh(funcs: dict[str, ir.Operation], base: str) -> str:
-    n = len(funcs)
-    while f"__{base}{n}" in funcs or f"__{base}{n}_vjp" in funcs:
-        n += 1
-    return f"__{base}{n}"
-
-
 # --------------------------------------------------------------------------- the transform
 
 
@@ -446,7 +350,7 @@ def differentiate(module: ir.Operation, name: str, wrt: Sequence[int] = (), mode
     ftype = function_type(f)
     arg_specs = [spec_of_type(t) for t in ftype.inputs]
     result_specs = [spec_of_type(t) for t in ftype.results]
-    wrt = _check_wrt(f, name, wrt, arg_specs)
+    wrt = check_wrt(f, name, wrt, arg_specs)
     seeded = _check_seeded(f, name, mode, seeded, result_specs)
 
     new = f.clone(ip=ir.InsertionPoint(module_body(module)))
@@ -458,7 +362,7 @@ def differentiate(module: ir.Operation, name: str, wrt: Sequence[int] = (), mode
     if custom_vjp_of(f) is not None:
         _replace_body_with_call(block, name, ftype)
     funcs[new_name] = new
-    inline_calls(new, funcs)
+    inline_calls(new, funcs, _has_rule)
 
     ops = body_ops(new)
     ret, forward = ops[-1], ops[:-1]
@@ -473,7 +377,7 @@ def differentiate(module: ir.Operation, name: str, wrt: Sequence[int] = (), mode
         seeded_outputs = [v for v, s in zip(outputs, seeds, strict=True) if s is not None]
         # (Without forward outputs to return, nothing is computed twice: IREE fuses it all.)
         recomputed = rematerialize(forward, args) if recompute and mode != "grad" else {}
-        sweep = _Sweep(module, funcs, activity(forward, wrt_args, seeded_outputs), recomputed)
+        sweep = Sweep(module, funcs, activity(forward, wrt_args, seeded_outputs), recomputed)
         for value, seed in zip(outputs, seeds, strict=True):
             if seed is not None:
                 sweep.accumulate(value, seed, "the seed")
@@ -485,7 +389,7 @@ def differentiate(module: ir.Operation, name: str, wrt: Sequence[int] = (), mode
     ret.erase()
     inputs = [a.type for a in block.arguments]
     new.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, [v.type for v in results]))
-    _dce_everywhere(new)
+    dce_everywhere(new)
     return new
 
 
@@ -496,18 +400,20 @@ def _spec(type_: ir.Type) -> TensorSpec:
     return spec
 
 
-def _check_wrt(f: ir.Operation, name: str, wrt: Sequence[int], specs: list[TensorSpec | None]) -> list[int]:
+def check_wrt(f: ir.Operation, name: str, wrt: Sequence[int], specs: list[TensorSpec | None],
+              pass_name: str = "tenzr-grad") -> list[int]:
+    """`wrt` checked against `@name`'s arguments (by default, every floating-point one)."""
     if not wrt:
         chosen = [i for i, s in enumerate(specs) if s is not None and s.is_float]
         if not chosen:
-            raise TenzrError(f"tenzr-grad: '@{name}' has no floating-point argument to differentiate", f.location)
+            raise TenzrError(f"{pass_name}: '@{name}' has no floating-point argument to differentiate", f.location)
         return chosen
     for i in wrt:
         if not 0 <= i < len(specs):
-            raise TenzrError(f"tenzr-grad: wrt index {i} is out of range: '@{name}' has {len(specs)} arguments",
+            raise TenzrError(f"{pass_name}: wrt index {i} is out of range: '@{name}' has {len(specs)} arguments",
                              f.location)
         if specs[i] is None or not specs[i].is_float:  # type: ignore[union-attr]
-            raise TenzrError(f"tenzr-grad: argument {i} of '@{name}' has type {specs[i] or 'non-tensor'}; only "
+            raise TenzrError(f"{pass_name}: argument {i} of '@{name}' has type {specs[i] or 'non-tensor'}; only "
                              "floating-point arguments can be differentiated", f.location)
     return list(dict.fromkeys(wrt))
 
@@ -569,6 +475,6 @@ func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
         else:
             funcs = functions(module)
             backward = {custom_vjp_of(f) for f in funcs.values()}
-            names = [n for n, f in funcs.items() if _is_public(f) and n not in backward and f.regions[0].blocks]
+            names = [n for n, f in funcs.items() if is_public(f) and n not in backward and f.regions[0].blocks]
         for name in names:
             differentiate(module, name, self.wrt, self.mode, recompute=self.recompute)

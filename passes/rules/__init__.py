@@ -17,6 +17,14 @@ and the dtypes, and accumulates fan-out. `NO_DERIVATIVE` marks an op that contri
 gradient: every tenzr op declared `gradient="none"`, and StableHLO's comparisons, iota,
 rounding and logic ops.
 
+A JVP rule (`tenzr-jvp`) gets the tangents of the op's operands (None: zero) and returns
+one tangent per result (None: zero). Most ops need none written: their entry is
+`TRANSPOSED`, and the driver derives their JVP from their VJP rule, which is linear in the
+cotangent, by transposing it (reverse mode over the rule's own StableHLO), so the math of
+each op is written once. Region ops have JVP rules of their own (a loop carries tangents
+beside its values; a conditional's branches are their JVPs); the table holds an entry for
+every op of `VJP_RULES`, and NO_DERIVATIVE ops have no tangents.
+
 A tenzr op and its StableHLO twin share one rule where their math is one (`tenzr.exp` and
 `stablehlo.exponential`); a tenzr op keeps its own where the tenzr level knows more
 (`reduce_prod`'s zeros, scatter's modes, sort's permutation, the convolution strategy).
@@ -37,6 +45,8 @@ Cotangent = Any
 """The cotangent a VJP rule gets: a Value, or a tuple of Values for an op with several results."""
 Cotangents = Sequence["Value | None"]
 VjpRule = Callable[[Op, Cotangent], Cotangents]
+Tangents = Sequence["Value | None"]
+JvpRule = Callable[[Op, Tangents], Tangents]
 
 
 class NoDerivative:
@@ -48,8 +58,19 @@ class NoDerivative:
 
 NO_DERIVATIVE = NoDerivative()
 
+
+class Transposed:
+    """The JVP table entry of an op whose JVP is its VJP rule transposed (see above)."""
+
+    def __repr__(self) -> str:
+        return "TRANSPOSED"
+
+
+TRANSPOSED = Transposed()
+
 LOWERINGS: dict[str, Lowering] = {}
 VJP_RULES: dict[str, VjpRule | NoDerivative] = {}
+JVP_RULES: dict[str, JvpRule | NoDerivative | Transposed] = {}
 ADJOINTS: dict[str, str] = {}
 """The adjoint each VJP rule computes, as a formula (the docs print it)."""
 
@@ -85,6 +106,19 @@ def vjp(*keys: OpDef | Builder, adjoint: str) -> Callable[[VjpRule], VjpRule]:
     return register
 
 
+def jvp(*keys: OpDef | Builder) -> Callable[[JvpRule], JvpRule]:
+    """Registers the decorated function as the JVP rule of ops `keys` (instead of the
+    transposed VJP rule)."""
+    def register(fn: JvpRule) -> JvpRule:
+        for key in keys:
+            name = op_name(key)
+            assert name not in JVP_RULES, f"{name} has two JVP rules"
+            JVP_RULES[name] = fn
+        return fn
+
+    return register
+
+
 def no_derivative(*builders: Builder) -> None:
     """Declares StableHLO ops (by their builders) to contribute no gradient."""
     for builder in builders:
@@ -97,3 +131,6 @@ for _opdef in OPS.values():
 
 # The families register their rules when imported (after the helpers above exist).
 from tenzr.passes.rules import control, custom, elementwise, indexing, linalg, reductions, shape  # noqa: E402, F401
+
+for _name, _rule in VJP_RULES.items():
+    JVP_RULES.setdefault(_name, NO_DERIVATIVE if _rule is NO_DERIVATIVE else TRANSPOSED)

@@ -162,13 +162,13 @@ def _i32(value: int) -> Value:
     return sh.full(I32, value)
 
 
-def _row(tape: Value, index: Value, spec: TensorSpec) -> Value:
+def row(tape: Value, index: Value, spec: TensorSpec) -> Value:
     """tape[index] (a slot of a tape of `spec` values)."""
     zero = [_i32(0)] * spec.rank
     return sh.reshape(sh.dynamic_slice(tape, [index, *zero], (1, *spec.shape)), spec.shape)
 
 
-def _store(tape: Value, index: Value, value: Value) -> Value:
+def store(tape: Value, index: Value, value: Value) -> Value:
     s = spec_of(value)
     return sh.dynamic_update_slice(tape, sh.reshape(value, (1, *s.shape)), [index, *[_i32(0)] * s.rank])
 
@@ -285,9 +285,9 @@ class _Loop:
                 slot = sh.select(sh.compare(sh.multiply(quotient, every), i, "EQ"), quotient, _i32(slots - 1))
             inner = reads.rebuilt(env_values)
             if first is None:
-                stored = [_store(tape, slot, carry[j]) for tape, j in zip(tape_values, self.taped, strict=True)]
+                stored = [store(tape, slot, carry[j]) for tape, j in zip(tape_values, self.taped, strict=True)]
                 return [[_count_up(i)], self.step(carry, inner), stored, env_values, bound_values]
-            stored = [_store(tape, slot, c) for tape, c in zip(tape_values, carry, strict=True)]
+            stored = [store(tape, slot, c) for tape, c in zip(tape_values, carry, strict=True)]
             at = sh.add(_as_value(first) if isinstance(first, int) else next(bound), i)
             return [[_count_up(i)], self.rerun(carry, inner, at), stored, env_values, bound_values]
 
@@ -315,7 +315,7 @@ class _Loop:
             inner = env.rebuilt(env_values)
             k = sh.subtract(sh.subtract(count_, done), _i32(1))
             slot = k if stride_ is None else sh.divide(k, stride_)
-            stored = {j: _row(t, slot, self.specs[j]) for t, j in zip(tape_values, self.taped, strict=True)}
+            stored = {j: row(t, slot, self.specs[j]) for t, j in zip(tape_values, self.taped, strict=True)}
             base = k if stride_ is None else sh.multiply(slot, stride_)
             if stride_ is not None:
                 taped = self.recompute([stored[j] for j in self.taped], inner, sh.subtract(k, base),
@@ -365,7 +365,7 @@ class _Loop:
             j = sh.subtract(_i32(segments - 1), done)
             start = sh.multiply(j, _i32(every))
             length = sh.minimum(_i32(every), sh.subtract(_i32(count), start))
-            taped = [_row(tape, j, self.specs[t]) for tape, t in zip(tape_values, self.taped, strict=True)]
+            taped = [row(tape, j, self.specs[t]) for tape, t in zip(tape_values, self.taped, strict=True)]
             _, buffers = self.forward(taped, inner, length, every, None, buffer_values, first=start)
             new_ct_x, new_ct_c = self.backward(buffers, inner, length, None, start, ct_x, ct_c)
             return [[_count_up(done)], new_ct_x, new_ct_c, tape_values, env_values, buffers]

@@ -48,18 +48,18 @@ if TYPE_CHECKING:
     from tenzr.runtime import Program
 
 
-def _def_location(fn: Callable) -> ir.Location:
+def def_location(fn: Callable) -> ir.Location:
     code = getattr(fn, "__code__", None)
     if code is None:
         return ir.Location.unknown()
     return ir.Location.file(code.co_filename, code.co_firstlineno, 1)
 
 
-def _name(fn: Callable) -> str:
+def function_name(fn: Callable) -> str:
     return getattr(fn, "__name__", type(fn).__name__)
 
 
-def _call(name: str, operands: Sequence[Array], results: Sequence[ir.Type]) -> list[Array]:
+def call_function(name: str, operands: Sequence[Array], results: Sequence[ir.Type]) -> list[Array]:
     call = ir.Operation.create("func.call", results=list(results), operands=[a.value for a in operands],
                                attributes={"callee": ir.FlatSymbolRefAttr.get(name)})
     return [Array(r) for r in call.results]
@@ -107,7 +107,7 @@ def trace_into(trace: Trace, fn: Callable, args: tuple, name: str,
 
     name = trace.fresh_name(name)
     with tracing(trace):
-        func = build_function(trace.module, name, specs, body, _def_location(fn))
+        func = build_function(trace.module, name, specs, body, def_location(fn))
     return Traced(name, func, in_tree, box[0], specs, frames[0].captures)
 
 
@@ -117,7 +117,7 @@ _PHASES: dict[str, float] = {}
 
 
 @contextmanager
-def _phase(name: str) -> Iterator[None]:
+def phase(name: str) -> Iterator[None]:
     start = time.perf_counter()
     try:
         yield
@@ -171,13 +171,13 @@ def _lower_main(fn: Callable, args: tuple, target: Target) -> tuple[Traced, str]
     code to generate), and functions left unused after differentiation are dropped."""
     with _TRACING, context(), ir.Location.unknown():
         trace = Trace(new_module(), {"main"})
-        with _phase("trace"):
+        with phase("trace"):
             traced = trace_into(trace, fn, args, "main")
         traced.func.attributes["sym_name"] = ir.StringAttr.get("main")
         for name, func in functions(trace.module).items():
             if name != "main":
                 func.attributes["sym_visibility"] = ir.StringAttr.get("private")
-        with _phase("lowering"):
+        with phase("lowering"):
             run_pipeline(trace.module, parse_pipeline("builtin.module(symbol-dce)"), verify_each=False)
             lower_to_stablehlo(trace.module, target)
             return traced, str(trace.module)
@@ -286,7 +286,7 @@ class jit(Traceable):  # JAX's name
 # --------------------------------------------------------------------------- differentiation
 
 
-def _argnums(argnums: Any) -> int | tuple[int, ...]:
+def check_argnums(argnums: Any) -> int | tuple[int, ...]:
     """`argnums` checked: an int, or a sequence of ints (which may repeat, as in JAX)."""
     def is_int(n: Any) -> bool:
         return isinstance(n, (int, np.integer)) and not isinstance(n, bool)
@@ -298,7 +298,7 @@ def _argnums(argnums: Any) -> int | tuple[int, ...]:
     raise TenzrError(f"argnums must be an int or a non-empty tuple of ints, got {argnums!r}")
 
 
-def _wrt_leaves(args: tuple, argnums: int | tuple[int, ...]) -> tuple[list[list[int]], list[TreeDef]]:
+def wrt_leaves(args: tuple, argnums: int | tuple[int, ...]) -> tuple[list[list[int]], list[TreeDef]]:
     """Flat leaf indices of each argument picked by `argnums`, and its tree structure."""
     nums = [argnums] if isinstance(argnums, int) else list(argnums)
     offsets, trees, start = [], [], 0
@@ -340,7 +340,7 @@ def _scalar_loss(kind: str, out: Any, has_aux: bool) -> tuple[Array, Any]:
 class _Gradient(Traceable):
     def __init__(self, fn: Callable, argnums: int | Sequence[int], has_aux: bool, target: str | Target,
                  with_value: bool):
-        self.fn, self.argnums, self.has_aux, self.with_value = fn, _argnums(argnums), has_aux, with_value
+        self.fn, self.argnums, self.has_aux, self.with_value = fn, check_argnums(argnums), has_aux, with_value
         self.target = as_target(target)
         functools.update_wrapper(self, fn, updated=())
 
@@ -352,7 +352,7 @@ class _Gradient(Traceable):
         assert trace is not None
         kind = "value_and_grad" if self.with_value else "grad"
         leaves = [asarray(leaf) for leaf in flatten(args)[0]]
-        per_arg, trees = _wrt_leaves(args, self.argnums)
+        per_arg, trees = wrt_leaves(args, self.argnums)
         wrt = list(dict.fromkeys(i for offsets in per_arg for i in offsets))
         for i in wrt:
             if not leaves[i].is_float:
@@ -367,11 +367,11 @@ class _Gradient(Traceable):
             aux_box.append(aux_tree)
             return [y, *aux_leaves]
 
-        traced = trace_into(trace, self.fn, args, _name(self.fn), split)
-        with _phase("tenzr-grad"):
+        traced = trace_into(trace, self.fn, args, function_name(self.fn), split)
+        with phase("tenzr-grad"):
             derived = differentiate(trace.module, traced.name, wrt, "value_and_grad", seeded=[0])
         results = list(ir.FunctionType(ir.TypeAttr(derived.attributes["function_type"]).value).results)
-        out = _call(ir.StringAttr(derived.attributes["sym_name"]).value, [*leaves, *traced.captures], results)
+        out = call_function(ir.StringAttr(derived.attributes["sym_name"]).value, [*leaves, *traced.captures], results)
         n_aux = aux_box[0].num_leaves
         value, aux_leaves = out[0], out[1:1 + n_aux]
         grad_of = dict(zip(wrt, out[1 + n_aux:], strict=True))
@@ -424,17 +424,18 @@ class _Pullback(Traceable):
         if ct_tree != self.out_tree:
             raise TenzrError(f"vjp: the cotangent has structure {ct_tree}, the output has {self.out_tree}")
         wrt = [i for i, leaf in enumerate(leaves) if leaf.is_float]
-        traced = trace_into(trace, self.fn, tuple(primals), _name(self.fn))
+        traced = trace_into(trace, self.fn, tuple(primals), function_name(self.fn))
         cts = []
         for ct, want in zip(ct_leaves, traced.result_specs, strict=True):
             ct = asarray(ct)
             if ct.shape != want.shape:
                 raise TenzrError(f"vjp: cotangent shape {ct.shape} does not match the output shape {want.shape}")
             cts.append(ct.astype(numpy_dtype(want.dtype)))
-        with _phase("tenzr-grad"):
+        with phase("tenzr-grad"):
             derived = differentiate(trace.module, traced.name, wrt, "vjp")
         results = list(ir.FunctionType(ir.TypeAttr(derived.attributes["function_type"]).value).results)
-        out = _call(ir.StringAttr(derived.attributes["sym_name"]).value, [*leaves, *traced.captures, *cts], results)
+        out = call_function(ir.StringAttr(derived.attributes["sym_name"]).value, [*leaves, *traced.captures, *cts],
+                            results)
         grads = iter(out[len(cts):])
         flat = [next(grads) if leaf.is_float else asarray(np.zeros(leaf.shape, numpy_dtype(leaf.spec.dtype)))
                 for leaf in leaves]
@@ -481,18 +482,19 @@ class custom_vjp(Traceable):  # JAX's name
         return ("custom_vjp", self.fn, self.fwd, self.bwd)
 
     def trace_call(self, *args: Any) -> Any:
+        fname = function_name(self.fn)
         if self.fwd is None or self.bwd is None:
-            raise TenzrError(f"custom_vjp function '{_name(self.fn)}' has no rule: call .defvjp(fwd, bwd)")
+            raise TenzrError(f"custom_vjp function '{fname}' has no rule: call .defvjp(fwd, bwd)")
         if self._in_backward:
             return self.fn(*args)
         trace = current_trace()
         assert trace is not None
         leaves = [asarray(leaf) for leaf in flatten(args)[0]]
-        primal = trace_into(trace, self.fn, args, _name(self.fn))
+        primal = trace_into(trace, self.fn, args, function_name(self.fn))
         if primal.captures:
-            raise TenzrError(f"custom_vjp function '{_name(self.fn)}' uses traced arrays it does not take as "
+            raise TenzrError(f"custom_vjp function '{fname}' uses traced arrays it does not take as "
                              "arguments (a closure); pass them as arguments (give None as their cotangent)",
-                             _def_location(self.fn))
+                             def_location(self.fn))
         n = len(leaves)
         fwd, bwd, in_tree = self.fwd, self.bwd, flatten(args)[1]
 
@@ -501,7 +503,7 @@ class custom_vjp(Traceable):  # JAX's name
             _, residuals = fwd(*primals)
             cts = bwd(residuals, unflatten(primal.out_tree, list(flat[n:])))
             if not isinstance(cts, (tuple, list)) or len(cts) != len(args):
-                raise TenzrError(f"custom_vjp bwd of '{_name(self.fn)}' must return a tuple with one cotangent per "
+                raise TenzrError(f"custom_vjp bwd of '{fname}' must return a tuple with one cotangent per "
                                  f"argument ({len(args)})")
             out = []
             for ct, arg in zip(cts, args, strict=True):
@@ -511,12 +513,12 @@ class custom_vjp(Traceable):  # JAX's name
                     continue
                 ct_leaves, ct_tree = flatten(ct)
                 if ct_tree != arg_tree:
-                    raise TenzrError(f"custom_vjp bwd of '{_name(self.fn)}': a cotangent has structure {ct_tree}, "
+                    raise TenzrError(f"custom_vjp bwd of '{fname}': a cotangent has structure {ct_tree}, "
                                      f"its argument has {arg_tree}")
                 for c, a in zip(ct_leaves, arg_leaves, strict=True):
                     c, a = asarray(c), asarray(a)
                     if c.shape != a.shape:
-                        raise TenzrError(f"custom_vjp bwd of '{_name(self.fn)}': cotangent shape {c.shape} does not "
+                        raise TenzrError(f"custom_vjp bwd of '{fname}': cotangent shape {c.shape} does not "
                                          f"match its argument's {a.shape}")
                     out.append(c.astype(a.dtype))
             return out
@@ -528,10 +530,10 @@ class custom_vjp(Traceable):  # JAX's name
         finally:
             self._in_backward = False
         if backward_traced.captures:
-            raise TenzrError(f"custom_vjp rule of '{_name(self.fn)}' uses traced arrays that are not arguments of "
-                             "the function (a closure in fwd or bwd); pass them as arguments", _def_location(self.bwd))
+            raise TenzrError(f"custom_vjp rule of '{fname}' uses traced arrays that are not arguments of "
+                             "the function (a closure in fwd or bwd); pass them as arguments", def_location(self.bwd))
         primal.func.attributes[CUSTOM_VJP] = ir.FlatSymbolRefAttr.get(backward_traced.name)
-        out = _call(primal.name, leaves, primal.result_types)
+        out = call_function(primal.name, leaves, primal.result_types)
         return unflatten(primal.out_tree, out)
 
 
@@ -552,10 +554,10 @@ def checkpoint(fun: Callable, prevent_cse: bool = True, policy: Any = None,
         if trace is None:
             return fun(*args)
         leaves = [asarray(leaf) for leaf in flatten(args)[0]]
-        traced = trace_into(trace, fun, args, _name(fun))
+        traced = trace_into(trace, fun, args, function_name(fun))
         traced.func.attributes[CHECKPOINT] = ir.UnitAttr.get()
         traced.func.attributes["sym_visibility"] = ir.StringAttr.get("private")
-        return unflatten(traced.out_tree, _call(traced.name, [*leaves, *traced.captures], traced.result_types))
+        return unflatten(traced.out_tree, call_function(traced.name, [*leaves, *traced.captures], traced.result_types))
 
     return checkpointed
 
@@ -575,5 +577,5 @@ def trace(fn: Callable, *examples: Any) -> str:
     """
     with _TRACING, context(), ir.Location.unknown():
         t = Trace(new_module())
-        trace_into(t, fn, examples, _name(fn) if _name(fn) != "<lambda>" else "main")
+        trace_into(t, fn, examples, function_name(fn) if function_name(fn) != "<lambda>" else "main")
         return str(t.module)

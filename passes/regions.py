@@ -1,0 +1,147 @@
+"""What every transformation's driver does with functions and regions.
+
+A rule of a region op (a loop, a conditional) transforms the op's regions through its
+driver's region API (`op.driver`): `region_function` turns a region into a private
+function of the module, the driver's own transformation derives a function from it
+(`tenzr_grad`'s `vjp_of`, `tenzr_jvp`'s `jvp_of`), `call_inline` copies a function's body
+where the rule builds, and `forget` erases what the rule made once it is done.
+Dead-code removal is region-aware: inner blocks first, then the ops around them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tenzr.dialect.context import body_ops, is_inside, module_body
+from tenzr.dialect.functions import inline_call
+from tenzr.dialect.ir_imports import Value, ir
+from tenzr.dialect.ops import OPS
+from tenzr.passes import stablehlo as sh
+
+
+def function_type(func: ir.Operation) -> ir.FunctionType:
+    return ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+
+
+def name_of(func: ir.Operation) -> str:
+    return ir.StringAttr(func.attributes["sym_name"]).value
+
+
+def has_uses(value: Value) -> bool:
+    return any(True for _ in value.uses)
+
+
+def set_results(func: ir.Operation, results: Sequence[Value]) -> None:
+    """Makes `func` return `results` (values of its body) instead of what it returned."""
+    ret = body_ops(func)[-1]
+    with ret.location, ir.InsertionPoint(ret):
+        ir.Operation.create("func.return", results=[], operands=list(results))
+    ret.erase()
+    inputs = [a.type for a in func.regions[0].blocks[0].arguments]
+    func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, [v.type for v in results]))
+
+
+def fresh_name(funcs: dict[str, ir.Operation], base: str) -> str:
+    n = len(funcs)
+    while any(f"__{base}{n}{suffix}" in funcs for suffix in ("", "_vjp", "_jvp")):
+        n += 1
+    return f"__{base}{n}"
+
+
+@dataclass
+class RegionDriver:
+    """The region API a transformation's driver offers the rules of region ops."""
+
+    module: ir.Operation
+    funcs: dict[str, ir.Operation]
+
+    def region_function(self, region: ir.Region, captured: Sequence[Value]) -> ir.Operation:
+        """A private function of the module computing what `region` yields from its block
+        arguments, then `captured` (the values from outside it that it uses): a copy of the
+        region's block, its terminator a return. The caller erases it when done."""
+        owner = region.owner
+        index = next(i for i, r in enumerate(owner.regions) if r == region)
+        copy = owner.clone()
+        block = copy.regions[index].blocks[0]
+        types = [a.type for a in block.arguments]
+        name = fresh_name(self.funcs, "region")
+        with owner.location, ir.InsertionPoint(module_body(self.module)):
+            func = ir.Operation.create("func.func", attributes={
+                "sym_name": ir.StringAttr.get(name), "sym_visibility": ir.StringAttr.get("private"),
+                "function_type": ir.TypeAttr.get(ir.FunctionType.get(types, []))}, regions=1)
+        block.append_to(func.regions[0])
+        copy.erase()
+        for value in captured:
+            argument = block.add_argument(value.type, owner.location)
+            for use in list(value.uses):
+                if is_inside(use.owner, func):
+                    use.owner.operands[use.operand_number] = argument
+        set_results(func, list(body_ops(func)[-1].operands))
+        self.funcs[name] = func
+        return func
+
+    def restricted(self, func: ir.Operation, keep: Sequence[int]) -> ir.Operation:
+        """A copy of `func` returning only its results `keep` (and computing only what they
+        need), added to the module (the caller erases it when done)."""
+        copy = func.clone()
+        name = fresh_name(self.funcs, "restricted")
+        copy.attributes["sym_name"] = ir.StringAttr.get(name)
+        results = list(body_ops(copy)[-1].operands)
+        set_results(copy, [results[i] for i in keep])
+        dce_everywhere(copy)
+        self.funcs[name] = copy
+        return copy
+
+    @staticmethod
+    def unused_arguments(func: ir.Operation) -> set[int]:
+        """The positions of `func`'s arguments nothing in it reads."""
+        return {i for i, a in enumerate(func.regions[0].blocks[0].arguments) if not has_uses(a)}
+
+    def call_inline(self, func: ir.Operation, operands: Sequence[Value]) -> list[Value]:
+        """The results of `func` on `operands`, its body copied here."""
+        ftype = function_type(func)
+        call = ir.Operation.create("func.call", results=list(ftype.results), operands=list(operands),
+                                   attributes={"callee": ir.FlatSymbolRefAttr.get(name_of(func))})
+        return inline_call(call, func)
+
+    def forget(self, *funcs: ir.Operation) -> None:
+        """Erases functions the region API made."""
+        for func in funcs:
+            self.funcs.pop(name_of(func), None)
+            func.erase()
+
+
+# --------------------------------------------------------------------------- dead code
+
+
+def _is_pure(op: ir.Operation) -> bool:
+    """Whether `op` only computes its results (tenzr ops, and StableHLO ops whose regions
+    are combiners, comparators, loop bodies or branches)."""
+    return op.name != "func.call" and (not len(op.regions) or op.name in sh.PURE_WITH_REGIONS or op.name in OPS)
+
+
+def dce(ops: Sequence[ir.Operation]) -> None:
+    """Erases those of `ops` (in program order) whose results are all unused, last first, so
+    that an op whose users were erased goes too. Calls, terminators and ops with regions
+    stay, unless the op is pure (a reduce, a loop): forward values grad mode does not return
+    die here, and so do the cotangents a rule computes for an operand that turns out not to
+    need one."""
+    for op in reversed(ops):
+        if len(op.results) and _is_pure(op) and not any(has_uses(r) for r in op.results):
+            op.erase()
+
+
+def dce_everywhere(func: ir.Operation) -> None:
+    """`dce` in every block of `func`, inner regions first (then an op whose region no
+    longer uses a value lets that value die too)."""
+    blocks: list[ir.Block] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        for region in op.regions:
+            blocks.extend(region.blocks)
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit, ir.WalkOrder.PRE_ORDER)
+    for block in reversed(blocks):
+        dce([op.operation for op in block.operations][:-1])

@@ -1,0 +1,361 @@
+"""`jvp`, `linearize`, `jacfwd`, `jacrev`, `hessian` and `custom_jvp`, with JAX's names
+and signatures.
+
+Like every transformation they are traceable (see `transforms`): `jvp` traces the function
+and adds its `tenzr-jvp` pushforward to the module; `jacfwd` pushes the identity's n
+columns through one program (tenzr-jvp's `width=n`), `jacrev` pulls the output's rows
+back through one (the vjp mapped over its cotangents), and `hessian` is `jacfwd` of
+`jacrev`, forward over reverse, as in JAX.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from tenzr.core import Array, ShapeDtype, api_boundary, asarray, current_trace
+from tenzr.dialect.context import functions
+from tenzr.dialect.diagnostics import TenzrError
+from tenzr.dialect.ir_imports import ir
+from tenzr.dialect.types import numpy_dtype
+from tenzr.passes.batch_loop import map_arguments
+from tenzr.passes.regions import function_type, name_of
+from tenzr.passes.tenzr_grad import CUSTOM_JVP, differentiate
+from tenzr.passes.tenzr_jvp import jvp_function
+from tenzr.pytree import TreeDef, flatten, unflatten
+from tenzr.targets import Target, as_target
+from tenzr.transforms import (
+    Traceable,
+    call_function,
+    check_argnums,
+    def_location,
+    function_name,
+    jit,
+    phase,
+    trace_into,
+    wrt_leaves,
+)
+
+
+def _call_derived(derived: ir.Operation, operands: Sequence[Array]) -> list[Array]:
+    return call_function(name_of(derived), operands, list(function_type(derived).results))
+
+
+def _split_aux(kind: str, has_aux: bool, box: list[TreeDef]) -> Callable[[Any], Any]:
+    """The wrap_output of a traced function whose output may be (output, aux): puts the
+    output first, the aux leaves after it, and keeps their structures in `box`."""
+    def split(out: Any) -> Any:
+        if has_aux:
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise TenzrError(f"{kind} with has_aux=True needs f to return a pair (output, aux), but it returned "
+                                 f"a {type(out).__name__}")
+            out, aux = out
+        else:
+            aux = None
+        out_leaves, out_tree = flatten(out)
+        aux_leaves, aux_tree = flatten(aux)
+        box[:] = [out_tree, aux_tree]
+        return [*out_leaves, *aux_leaves]
+
+    return split
+
+
+# --------------------------------------------------------------------------- jvp
+
+
+class _Pushforward(Traceable):
+    def __init__(self, fn: Callable, has_aux: bool, target: Target):
+        self.fn, self.has_aux, self.target = fn, has_aux, target
+
+    def cache_key(self) -> Any:
+        return ("jvp", self.fn, self.has_aux)
+
+    def trace_call(self, primals: tuple, tangents: tuple) -> tuple:
+        trace = current_trace()
+        assert trace is not None
+        leaves = [asarray(leaf) for leaf in flatten(primals)[0]]
+        tangent_leaves, tangent_tree = flatten(tangents)
+        if tangent_tree != flatten(primals)[1]:
+            raise TenzrError(f"jvp: the tangents have structure {tangent_tree}, the primals have "
+                             f"{flatten(primals)[1]}")
+        wrt, given = [], []
+        for i, (leaf, t) in enumerate(zip(leaves, tangent_leaves, strict=True)):
+            t = asarray(t)
+            if t.shape != leaf.shape:
+                raise TenzrError(f"jvp: a tangent has shape {t.shape}, its primal has shape {leaf.shape}")
+            if leaf.is_float:
+                if t.dtype != leaf.dtype:
+                    raise TenzrError(f"jvp: a tangent has dtype {t.dtype}, its primal has dtype {leaf.dtype} "
+                                     "(they must match, as in JAX)")
+                wrt.append(i)
+                given.append(t)
+        box: list[TreeDef] = []
+        traced = trace_into(trace, self.fn, tuple(primals), function_name(self.fn),
+                            _split_aux("jvp", self.has_aux, box))
+        with phase("tenzr-grad"):
+            derived = jvp_function(trace.module, traced.name, wrt) if wrt else None
+        out_tree, aux_tree = box
+        n_out = out_tree.num_leaves
+        if derived is None:
+            values = call_function(traced.name, [*leaves, *traced.captures], traced.result_types)
+            dots = [asarray(np.zeros(s.shape, numpy_dtype(s.dtype))) for s in traced.result_specs]
+        else:
+            out = _call_derived(derived, [*leaves, *traced.captures, *given])
+            values, dots = out[:len(out) // 2], out[len(out) // 2:]
+        result = (unflatten(out_tree, values[:n_out]), unflatten(out_tree, dots[:n_out]))
+        return (*result, unflatten(aux_tree, values[n_out:])) if self.has_aux else result
+
+
+def _as_tuple(kind: str, value: Any, what: str) -> tuple:
+    if not isinstance(value, (tuple, list)):
+        raise TenzrError(f"{kind}: the {what} must be a tuple or a list (one entry per argument), got a "
+                         f"{type(value).__name__}")
+    return tuple(value)
+
+
+@api_boundary
+def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux: bool = False,
+        target: str | Target = "cpu") -> tuple:
+    """(fun(*primals), the Jacobian of fun at primals applied to tangents); with has_aux,
+    (out, tangent out, aux).
+
+    >>> tz.jvp(lambda x: x * x, (np.float32(3.0),), (np.float32(1.0),))
+    (array(9., dtype=float32), array(6., dtype=float32))
+    """
+    primals, tangents = _as_tuple("jvp", primals, "primals"), _as_tuple("jvp", tangents, "tangents")
+    if len(primals) != len(tangents):
+        raise TenzrError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
+    return _Pushforward(fun, has_aux, as_target(target))(primals, tangents)
+
+
+@api_boundary
+def linearize(fun: Callable, *primals: Any, has_aux: bool = False, target: str | Target = "cpu") -> tuple:
+    """(fun(*primals), f_jvp) where f_jvp(*tangents) is the Jacobian at primals applied to
+    tangents; with has_aux, (out, f_jvp, aux). Each f_jvp call runs one compiled jvp."""
+    target = as_target(target)
+    pushforward = _Pushforward(fun, has_aux, target)
+    out = jit(fun, target)(*primals)
+
+    def f_jvp(*tangents: Any) -> Any:
+        return pushforward(primals, tangents)[1]
+
+    return (out[0], f_jvp, out[1]) if has_aux else (out, f_jvp)
+
+
+# --------------------------------------------------------------------------- Jacobians
+
+
+def _basis(n: int, offset: int, shape: tuple[int, ...], dtype: Any) -> Array:
+    """Rows offset..offset+size of the n×n identity, each shaped `shape` (a leaf's
+    directions among n)."""
+    size = int(np.prod(shape, dtype=np.int64))
+    rows = asarray(np.arange(n, dtype=np.int32)).reshape(n, 1)
+    columns = asarray(np.arange(offset, offset + size, dtype=np.int32)).reshape(1, size)
+    return (rows == columns).astype(dtype).reshape(n, *shape)
+
+
+def _offsets(sizes: Sequence[int]) -> list[int]:
+    return [int(v) for v in np.cumsum([0, *sizes[:-1]])]
+
+
+class _Jacobian(Traceable):
+    def __init__(self, fn: Callable, argnums: int | Sequence[int], has_aux: bool, target: str | Target,
+                 forward: bool):
+        self.fn, self.argnums, self.has_aux, self.forward = fn, check_argnums(argnums), has_aux, forward
+        self.target = as_target(target)
+        self.kind = "jacfwd" if forward else "jacrev"
+        functools.update_wrapper(self, fn, updated=())
+
+    def cache_key(self) -> Any:
+        return (self.kind, self.fn, self.argnums, self.has_aux)
+
+    def trace_call(self, *args: Any) -> Any:
+        trace = current_trace()
+        assert trace is not None
+        leaves = [asarray(leaf) for leaf in flatten(args)[0]]
+        per_arg, trees = wrt_leaves(args, self.argnums)
+        wrt = list(dict.fromkeys(i for offsets in per_arg for i in offsets))
+        for i in wrt:
+            if not leaves[i].is_float:
+                raise TenzrError(f"{self.kind}: cannot differentiate with respect to an input of dtype "
+                                 f"{leaves[i].dtype}; only floating-point inputs have derivatives")
+        box: list[TreeDef] = []
+        traced = trace_into(trace, self.fn, args, function_name(self.fn), _split_aux(self.kind, self.has_aux, box))
+        out_tree, aux_tree = box
+        n_out = out_tree.num_leaves
+        out_specs = traced.result_specs
+        for s in out_specs[:n_out]:
+            if not s.is_float:
+                raise TenzrError(f"{self.kind}: f returned an output of dtype {s.dtype}; only floating-point outputs "
+                                 "have Jacobians")
+        in_specs = [leaves[i].spec for i in wrt]
+        operands = [*leaves, *traced.captures]
+        with phase("tenzr-grad"):
+            if self.forward:
+                values, blocks = self._columns(trace, traced.name, wrt, in_specs, operands, n_out)
+            else:
+                values, blocks = self._rows(trace, traced, wrt, operands, n_out)
+        block_of = dict(zip(wrt, range(len(wrt)), strict=True))
+        jac = []
+        for o in range(n_out):
+            per = [unflatten(tree, [blocks[o][block_of[i]] for i in offsets])
+                   for tree, offsets in zip(trees, per_arg, strict=True)]
+            jac.append(per[0] if isinstance(self.argnums, int) else tuple(per))
+        result = unflatten(out_tree, jac)
+        return (result, unflatten(aux_tree, values[n_out:])) if self.has_aux else result
+
+    def _columns(self, trace: Any, name: str, wrt: list[int], in_specs: list[Any], operands: list[Array],
+                 n_out: int) -> tuple[list[Array], list[list[Array]]]:
+        """(f's outputs, the Jacobian's block [o][j] of output o and input j): f's JVP on
+        the n columns of the identity in one program."""
+        sizes = [s.size for s in in_specs]
+        n = sum(sizes)
+        derived = jvp_function(trace.module, name, wrt, width=n)
+        basis = [_basis(n, at, s.shape, numpy_dtype(s.dtype)) for at, s in zip(_offsets(sizes), in_specs, strict=True)]
+        out = _call_derived(derived, [*operands, *basis])
+        values, dots = out[:len(out) // 2], out[len(out) // 2:]
+        blocks = []
+        for o in range(n_out):
+            y = values[o]
+            row = []
+            for at, s in zip(_offsets(sizes), in_specs, strict=True):
+                part = dots[o][at:at + s.size].reshape(*s.shape, *y.shape)  # column k of J is dots[o][k]
+                row.append(part.transpose(*range(s.rank, s.rank + len(y.shape)), *range(s.rank)))
+            blocks.append(row)
+        return values, blocks
+
+    def _rows(self, trace: Any, traced: Any, wrt: list[int], operands: list[Array],
+              n_out: int) -> tuple[list[Array], list[list[Array]]]:
+        """(f's outputs, the Jacobian's blocks): f's VJP on the m rows of the identity in
+        one program (the aux outputs get zero cotangents)."""
+        out_specs = traced.result_specs
+        sizes = [s.size for s in out_specs[:n_out]]
+        m = sum(sizes)
+        pullback = differentiate(trace.module, traced.name, wrt, "vjp")
+        n_args = len(function_type(pullback).inputs)
+        n_results = len(out_specs)
+        cotangents = list(range(n_args - n_results, n_args))
+        derived = map_arguments(functions(trace.module), trace.module, pullback, cotangents, m,
+                                list(range(n_results, n_results + len(wrt))))
+        seeds = [_basis(m, at, s.shape, numpy_dtype(s.dtype)) for at, s in zip(_offsets(sizes), out_specs, strict=True)]
+        seeds += [asarray(np.zeros((m, *s.shape), numpy_dtype(s.dtype))) for s in out_specs[n_out:]]
+        out = _call_derived(derived, [*operands, *seeds])
+        values, grads = out[:n_results], out[n_results:]
+        blocks = []
+        for o, at in zip(range(n_out), _offsets(sizes), strict=True):
+            y = out_specs[o]
+            blocks.append([g[at:at + y.size].reshape(*y.shape, *g.shape[1:]) for g in grads])
+        return values, blocks
+
+
+@api_boundary
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, holomorphic: bool = False,
+           target: str | Target = "cpu") -> Callable:
+    """The Jacobian of `fun` with respect to argument(s) `argnums`, by forward mode: an
+    output leaf of shape S and an input leaf of shape T give a block of shape S + T.
+
+    >>> tz.jacfwd(lambda x: x * x)(np.array([1.0, 2.0], np.float32))
+    array([[2., 0.],
+           [0., 4.]], dtype=float32)
+    """
+    if holomorphic:
+        raise TenzrError("jacfwd: holomorphic=True is not supported (Tenzr has no complex types)")
+    return _Jacobian(fun, argnums, has_aux, target, forward=True)
+
+
+@api_boundary
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, holomorphic: bool = False,
+           target: str | Target = "cpu") -> Callable:
+    """The Jacobian of `fun` with respect to argument(s) `argnums`, by reverse mode (as
+    jacfwd, one row per output element)."""
+    if holomorphic:
+        raise TenzrError("jacrev: holomorphic=True is not supported (Tenzr has no complex types)")
+    return _Jacobian(fun, argnums, has_aux, target, forward=False)
+
+
+@api_boundary
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, holomorphic: bool = False,
+            target: str | Target = "cpu") -> Callable:
+    """The Hessian of scalar `fun`: jacfwd(jacrev(fun)), forward over reverse."""
+    return jacfwd(jacrev(fun, argnums, has_aux, holomorphic, target), argnums, has_aux, holomorphic, target)
+
+
+# --------------------------------------------------------------------------- custom rules
+
+
+class custom_jvp(Traceable):  # JAX's name
+    """A function with a hand-written JVP, lowered to the `tenzr.custom_jvp` attribute.
+
+        @tz.custom_jvp
+        def f(x): ...
+        @f.defjvp
+        def f_jvp(primals, tangents): ...   # -> (f(*primals), tangent out), linear in tangents
+
+    Reverse mode transposes the rule, so `grad` of f uses it too (as in JAX).
+    """
+
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = (), target: str | Target = "cpu"):
+        if nondiff_argnums:
+            raise TenzrError("custom_jvp: nondiff_argnums is not supported yet; close over such values instead")
+        self.fn = fun
+        self.rule: Callable | None = None
+        self._in_rule = False  # a rule commonly calls f itself: then trace f's body
+        self.target = as_target(target)
+        functools.update_wrapper(self, fun, updated=())
+
+    def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
+        """Sets the rule `jvp(primals, tangents) -> (primal out, tangent out)`; returns it."""
+        if symbolic_zeros:
+            raise TenzrError("custom_jvp.defjvp: symbolic_zeros=True is not supported")
+        self.rule = jvp
+        return jvp
+
+    def cache_key(self) -> Any:
+        return ("custom_jvp", self.fn, self.rule)
+
+    def trace_call(self, *args: Any) -> Any:
+        fname = function_name(self.fn)
+        if self.rule is None:
+            raise TenzrError(f"custom_jvp function '{fname}' has no rule: decorate one with @{fname}.defjvp")
+        if self._in_rule:
+            return self.fn(*args)
+        trace = current_trace()
+        assert trace is not None
+        leaves = [asarray(leaf) for leaf in flatten(args)[0]]
+        primal = trace_into(trace, self.fn, args, fname)
+        if primal.captures:
+            raise TenzrError(f"custom_jvp function '{fname}' uses traced arrays it does not take as arguments (a "
+                             "closure); pass them as arguments", def_location(self.fn))
+        n, in_tree, rule = len(leaves), flatten(args)[1], self.rule
+
+        def pushforward(*flat: Any) -> list:
+            out, tangent_out = rule(unflatten(in_tree, list(flat[:n])), unflatten(in_tree, list(flat[n:])))
+            out_leaves, out_tree = flatten(out)
+            tangent_leaves, tangent_tree = flatten(tangent_out)
+            if out_tree != primal.out_tree or tangent_tree != primal.out_tree:
+                raise TenzrError(f"custom_jvp rule of '{fname}' must return (primal out, tangent out), each with the "
+                                 f"structure {primal.out_tree} of f's output; got {out_tree} and {tangent_tree}")
+            result = []
+            for leaf, spec in zip([*out_leaves, *tangent_leaves], primal.result_specs * 2, strict=True):
+                leaf = asarray(leaf)
+                if leaf.shape != spec.shape:
+                    raise TenzrError(f"custom_jvp rule of '{fname}': an output has shape {leaf.shape}, f's has "
+                                     f"{spec.shape}")
+                result.append(leaf.astype(numpy_dtype(spec.dtype)))
+            return result
+
+        examples = tuple(leaves) + tuple(ShapeDtype(a.shape, a.spec.dtype) for a in leaves)
+        self._in_rule = True
+        try:
+            rule_traced = trace_into(trace, pushforward, examples, primal.name + "_jvp_rule")
+        finally:
+            self._in_rule = False
+        if rule_traced.captures:
+            raise TenzrError(f"custom_jvp rule of '{fname}' uses traced arrays that are not arguments of the "
+                             "function (a closure); pass them as arguments", def_location(rule))
+        primal.func.attributes[CUSTOM_JVP] = ir.FlatSymbolRefAttr.get(rule_traced.name)
+        out = call_function(primal.name, leaves, primal.result_types)
+        return unflatten(primal.out_tree, out)
