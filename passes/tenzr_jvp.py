@@ -225,6 +225,10 @@ def jvp_function(module: ir.Operation, name: str, wrt: Sequence[int] = (), width
     outputs = list(ret.operands)
     with new.location, ir.InsertionPoint(ret):
         tangents = [push.tangents.get(y) or sh.zeros(_spec(y.type)) for y in outputs]
+        if width is not None:
+            # (The outputs run once, not per direction, even where they come from an op
+            # that also carries tangents, as a loop's JVP does.)
+            outputs = push.call_inline(f, list(block.arguments)[:len(ftype.inputs)])
     set_results(new, [*outputs, *tangents])
     dce_everywhere(new)
     if width is None:

@@ -28,7 +28,7 @@ from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.types import INT_TYPES, TensorSpec, spec_of
 from tenzr.passes import stablehlo as sh
-from tenzr.passes.rules import Cotangents, lowers, vjp
+from tenzr.passes.rules import Cotangents, Tangents, jvp, lowers, vjp
 from tenzr.passes.views import splat_value
 
 TAPE_SLOTS = 1024
@@ -477,6 +477,43 @@ def _while(op: Op, ct: Value | tuple[Value, ...]) -> Cotangents:
     return grads
 
 
+@jvp(T.while_, sh.while_loop)
+def _while_jvp(op: Op, tangents: Tangents) -> Tangents:
+    """The loop carrying the tangents of the carries that vary (those given one, and those
+    the body computes from varying values) beside its values, its body the body's JVP."""
+    loop, driver = op.operation, op.driver
+    assert loop is not None and driver is not None
+    captured = captured_values(loop)
+    n, specs, init = len(op.operands), list(op.specs), list(op.operands)
+    outer = [driver.tangent(v) for v in captured]
+    body_fn = driver.region_function(loop.regions[1], captured)
+    dependencies = _dependencies(body_fn)
+    moving = {n + k for k, t in enumerate(outer) if t is not None}
+    carried = {j for j in range(n) if tangents[j] is not None}
+    while True:
+        more = carried | {j for j in range(n) if specs[j].is_float and dependencies[j] & (carried | moving)}
+        if more == carried:
+            break
+        carried = more
+    order = sorted(carried)
+    push = driver.jvp_of(body_fn, [*order, *sorted(moving)])
+    cond_fn = driver.region_function(loop.regions[0], captured)
+    given = [outer[k - n] for k in sorted(moving)]
+
+    def cond(g: list[list[Value]]) -> Value:
+        return driver.call_inline(cond_fn, [*g[0], *captured])[0]
+
+    def body(g: list[list[Value]]) -> list[list[Value]]:
+        out = driver.call_inline(push, [*g[0], *captured, *g[1], *given])
+        return [out[:n], [out[n + j] for j in order]]
+
+    values, dots = _groups([init, [tangents[j] or sh.zeros(specs[j]) for j in order]], cond, body)
+    driver.replace(list(loop.results), values)
+    driver.forget(push, cond_fn, body_fn)
+    by_carry = dict(zip(order, dots, strict=True))
+    return [by_carry.get(j) for j in range(n)]
+
+
 def accumulate(total: Value, ct: Value) -> Value:
     """total + ct. A cotangent written into zeros at one place (a scanned input's, from
     its dynamic slice) is added there only, not over the whole tensor each iteration."""
@@ -530,3 +567,33 @@ def _case(op: Op, ct: Value | tuple[Value, ...]) -> Cotangents:
         if i in by_value:
             driver.accumulate(values[i], by_value[i], case.name)
     return [None, *(by_value.get(i) for i in range(len(inputs)))]
+
+
+@jvp(T.case, sh.case, sh.if_)
+def _case_jvp(op: Op, tangents: Tangents) -> Tangents:
+    """A case (an if) on the same index (predicate) whose branch b is branch b's JVP."""
+    case, driver = op.operation, op.driver
+    assert case is not None and driver is not None
+    captured = captured_values(case)
+    index = op.operands[0]
+    if case.name == sh.if_.op_name:
+        index = sh.convert(sh.not_(index), "i32")
+    values = [*op.operands[1:], *captured]
+    given = [*tangents[1:], *(driver.tangent(v) for v in captured)]
+    wrt = [i for i, t in enumerate(given) if t is not None]
+    functions = [driver.region_function(region, captured) for region in case.regions]
+    pushes = [driver.jvp_of(f, wrt) for f in functions]
+    m = len(op.results)
+    floats = [r for r in range(m) if op.results[r].is_float]
+
+    def branch(push: ir.Operation) -> Callable[[], list[Value]]:
+        def run() -> list[Value]:
+            out = driver.call_inline(push, [*values, *(given[i] for i in wrt)])
+            return [*out[:m], *(out[m + r] for r in floats)]
+        return run
+
+    out = sh.case(index, [*op.results, *(op.results[r] for r in floats)], [branch(p) for p in pushes])
+    driver.replace(list(case.results), out[:m])
+    driver.forget(*pushes, *functions)
+    by_result = dict(zip(floats, out[m:], strict=True))
+    return [by_result.get(r) for r in range(m)]
