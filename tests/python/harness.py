@@ -199,3 +199,53 @@ def check_vjp(program: Program, index: int, row: Row, directions: int = 2, *, fl
         scale = abs(numeric) + abs(analytic) + 1e-8
         assert abs(numeric - analytic) <= rtol * scale + atol, (
             f"{row.name}: finite differences give {numeric!r}, the VJP gives {analytic!r}")
+
+
+def compile_jvp_rows(rows: Sequence[Row]) -> Program:
+    """For each row, `@rN`, its JVP `@rN_jvp` (tenzr-jvp) and its VJP `@rN_vjp`, in float64."""
+    from tenzr.passes.tenzr_jvp import jvp_function
+
+    target = Target()
+    with make_context():
+        module = new_module()
+        for i, row in enumerate(rows):
+            inputs = [as_f64(a) for a in row.inputs]
+            wrt = wrt_of(row, inputs)
+            build_function(module, f"r{i}", [spec_of_array(a) for a in inputs], row.build)
+            jvp_function(module, f"r{i}", wrt)
+            differentiate(module, f"r{i}", wrt, "vjp")
+        lower_to_stablehlo(module, target)
+        text = str(module)
+    return Program(compile_stablehlo(text, target), target)
+
+
+def check_jvp(program: Program, index: int, row: Row) -> None:
+    """The JVP along random directions against central differences of the forward, and
+    against the VJP: <J v, u> == <v, Jᵀ u>."""
+    inputs = [as_f64(a) for a in row.inputs]
+    wrt = wrt_of(row, inputs)
+    rng = rng_for(row.name + "/jvp")
+    (y,) = program(f"r{index}", *inputs)
+    for _ in range(2):
+        v = [rng.standard_normal(inputs[i].shape) for i in wrt]
+        value, tangent = program(f"r{index}_jvp", *inputs, *v)
+        np.testing.assert_allclose(value, y, rtol=1e-12, err_msg=f"{row.name}: jvp's primal output")
+        assert tangent.shape == y.shape and tangent.dtype == y.dtype, row.name
+
+        def shifted(sign: float, v: list[np.ndarray] = v) -> np.ndarray:
+            moved = list(inputs)
+            for d, i in zip(v, wrt, strict=True):
+                moved[i] = inputs[i] + sign * H * d
+            return program(f"r{index}", *moved)[0]
+
+        numeric = (shifted(1) - shifted(-1)) / (2 * H)
+        error = float(np.linalg.norm(tangent - numeric))
+        scale = float(np.linalg.norm(tangent) + np.linalg.norm(numeric))
+        assert error <= GRAD_RTOL * scale + 1e-7, (
+            f"{row.name}: the JVP differs from finite differences by {error:.3g} (norms {scale:.3g})")
+        u = rng.standard_normal(y.shape)
+        grads = program(f"r{index}_vjp", *inputs, u)[1:]
+        forward = float(np.sum(tangent * u))
+        reverse = float(sum(np.sum(g * d) for g, d in zip(grads, v, strict=True)))
+        assert abs(forward - reverse) <= 1e-10 * (abs(forward) + abs(reverse)) + 1e-12, (
+            f"{row.name}: <jvp(v), u> = {forward!r} but <v, vjp(u)> = {reverse!r}")
