@@ -29,6 +29,7 @@ from tenzr.pytree import TreeDef, flatten, unflatten
 from tenzr.targets import Target, as_target
 from tenzr.transforms import (
     Traceable,
+    Traced,
     call_function,
     check_argnums,
     def_location,
@@ -240,7 +241,8 @@ class _Jacobian(Traceable):
         cotangents = list(range(n_args - n_results, n_args))
         derived = map_arguments(functions(trace.module), trace.module, pullback, cotangents, m,
                                 list(range(n_results, n_results + len(wrt))))
-        seeds = [_basis(m, at, s.shape, numpy_dtype(s.dtype)) for at, s in zip(_offsets(sizes), out_specs, strict=True)]
+        seeds = [_basis(m, at, s.shape, numpy_dtype(s.dtype))
+                 for at, s in zip(_offsets(sizes), out_specs[:n_out], strict=True)]
         seeds += [asarray(np.zeros((m, *s.shape), numpy_dtype(s.dtype))) for s in out_specs[n_out:]]
         out = _call_derived(derived, [*operands, *seeds])
         values, grads = out[:n_results], out[n_results:]
@@ -302,7 +304,7 @@ class custom_jvp(Traceable):  # JAX's name
             raise TenzrError("custom_jvp: nondiff_argnums is not supported yet; close over such values instead")
         self.fn = fun
         self.rule: Callable | None = None
-        self._in_rule = False  # a rule commonly calls f itself: then trace f's body
+        self._in_rule: Traced | None = None  # f, while its rule (which commonly calls f) is traced
         self.target = as_target(target)
         functools.update_wrapper(self, fun, updated=())
 
@@ -320,11 +322,16 @@ class custom_jvp(Traceable):  # JAX's name
         fname = function_name(self.fn)
         if self.rule is None:
             raise TenzrError(f"custom_jvp function '{fname}' has no rule: decorate one with @{fname}.defjvp")
-        if self._in_rule:
-            return self.fn(*args)
         trace = current_trace()
         assert trace is not None
         leaves = [asarray(leaf) for leaf in flatten(args)[0]]
+        if self._in_rule:
+            # The rule calling f calls the custom function itself (its derivatives use the
+            # rule again, as in JAX), or traces f's body on other shapes.
+            outer = self._in_rule
+            if [a.spec for a in leaves] != outer.arg_specs or flatten(args)[1] != outer.in_tree:
+                return self.fn(*args)
+            return unflatten(outer.out_tree, call_function(outer.name, leaves, outer.result_types))
         primal = trace_into(trace, self.fn, args, fname)
         if primal.captures:
             raise TenzrError(f"custom_jvp function '{fname}' uses traced arrays it does not take as arguments (a "
@@ -348,11 +355,11 @@ class custom_jvp(Traceable):  # JAX's name
             return result
 
         examples = tuple(leaves) + tuple(ShapeDtype(a.shape, a.spec.dtype) for a in leaves)
-        self._in_rule = True
+        self._in_rule = primal
         try:
             rule_traced = trace_into(trace, pushforward, examples, primal.name + "_jvp_rule")
         finally:
-            self._in_rule = False
+            self._in_rule = None
         if rule_traced.captures:
             raise TenzrError(f"custom_jvp rule of '{fname}' uses traced arrays that are not arguments of the "
                              "function (a closure); pass them as arguments", def_location(rule))

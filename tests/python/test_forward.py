@@ -1,0 +1,326 @@
+"""Forward mode through the API (`tz.jvp`, `linearize`, `jacfwd`, `jacrev`, `hessian`,
+`custom_jvp`) against JAX in float64 (JAX is the test extra's reference; without it these
+tests skip), and against finite differences where JAX has no twin."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tenzr as tz
+
+jax = pytest.importorskip("jax")
+jax.config.update("jax_enable_x64", True)
+jnp = jax.numpy
+
+rng = np.random.default_rng(7)
+
+
+def r(*shape: int) -> np.ndarray:
+    return rng.standard_normal(shape)
+
+
+def _close(got, want, rtol=1e-10, atol=1e-12):
+    got_leaves, got_tree = jax.tree_util.tree_flatten(got)
+    want_leaves, want_tree = jax.tree_util.tree_flatten(want)
+    assert got_tree == want_tree, (got_tree, want_tree)
+    for g, w in zip(got_leaves, want_leaves, strict=True):
+        assert np.shape(g) == np.shape(w)
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=rtol, atol=atol)
+
+
+# --------------------------------------------------------------------------- models, twice
+
+
+def mlp(np_, params, x):
+    h = np_.tanh(x @ params["w1"] + params["b1"])
+    return h @ params["w2"]
+
+
+def mlp_loss(np_, params, x):
+    return (mlp(np_, params, x) ** 2).mean()
+
+
+def softmax_model(np_, nn, w, x):
+    return nn.softmax(x @ w, axis=-1)
+
+
+def conv_model(tz_conv, x, w):
+    return tz_conv(x, w)
+
+
+def _tz_conv(x, w):
+    return tz.nn.conv(x, w, stride=1, padding=1).sum(axis=(2, 3))
+
+
+def _jax_conv(x, w):
+    out = jax.lax.conv_general_dilated(x, w, (1, 1), ((1, 1), (1, 1)),
+                                       dimension_numbers=("NCHW", "OIHW", "NCHW"))
+    return out.sum(axis=(2, 3))
+
+
+PARAMS = {"w1": r(4, 5), "b1": r(5), "w2": r(5, 3)}
+X = r(6, 4)
+
+
+# --------------------------------------------------------------------------- jvp
+
+
+def test_jvp_of_a_vector_function():
+    f = lambda np_: lambda x, y: np_.sin(x) * y + np_.exp(x / 3.0)  # noqa: E731
+    x, y, tx, ty = r(5), r(5), r(5), r(5)
+    _close(tz.jvp(f(tz), (x, y), (tx, ty)), jax.jvp(f(jnp), (x, y), (tx, ty)))
+
+
+def test_jvp_of_a_pytree_loss():
+    tangents = jax.tree_util.tree_map(lambda a: rng.standard_normal(a.shape), PARAMS)
+    got = tz.jvp(lambda p: mlp_loss(tz, p, X), (PARAMS,), (tangents,))
+    want = jax.jvp(lambda p: mlp_loss(jnp, p, X), (PARAMS,), (tangents,))
+    _close(got, want)
+
+
+def test_jvp_with_aux_and_integer_inputs():
+    def f(np_):
+        return lambda x, n: ((np_.sin(x) * n).sum(), {"n": n + 1})
+
+    x, t = r(3), r(3)
+    n = np.arange(3, dtype=np.int64)
+    y, ydot, aux = tz.jvp(f(tz), (x, n), (t, np.zeros(3, np.int64)), has_aux=True)
+    jy, jydot, jaux = jax.jvp(lambda x: f(jnp)(x, n), (x,), (t,), has_aux=True)
+    _close((y, ydot, aux), (jy, jydot, jaux))
+
+
+def test_jvp_through_convolution_and_softmax():
+    x, w, tx, tw = r(2, 3, 6, 6), r(4, 3, 3, 3), r(2, 3, 6, 6), r(4, 3, 3, 3)
+    _close(tz.jvp(_tz_conv, (x, w), (tx, tw)), jax.jvp(_jax_conv, (x, w), (tx, tw)))
+    w2, t2 = r(4, 7), r(4, 7)
+    got = tz.jvp(lambda w: softmax_model(tz, tz.nn, w, X), (w2,), (t2,))
+    want = jax.jvp(lambda w: softmax_model(jnp, jax.nn, w, X), (w2,), (t2,))
+    _close(got, want)
+
+
+def test_linearize_matches_jvp():
+    f = lambda np_: lambda x: np_.tanh(x) * x.sum()  # noqa: E731
+    x, t1, t2 = r(4), r(4), r(4)
+    y, f_jvp = tz.linearize(f(tz), x)
+    jy, jf_jvp = jax.linearize(f(jnp), x)
+    _close(y, jy)
+    _close(f_jvp(t1), jf_jvp(t1))
+    _close(f_jvp(t2), jf_jvp(t2))
+
+
+def test_jvp_of_grad_and_grad_of_jvp():
+    x, t = r(5), r(5)
+
+    def f(np_):
+        return lambda x: (np_.sin(x) ** 2 * np_.exp(x[::-1])).sum()
+
+    _close(tz.jvp(tz.grad(f(tz)), (x,), (t,)), jax.jvp(jax.grad(f(jnp)), (x,), (t,)))
+    got = tz.grad(lambda x: tz.jvp(f(tz), (x,), (t,))[1])(x)
+    want = jax.grad(lambda x: jax.jvp(f(jnp), (x,), (t,))[1])(x)
+    _close(got, want)
+
+
+def test_jvp_composes_with_jit_and_captures_traced_values():
+    w = r(4)
+
+    @tz.jit
+    def step(x, t):
+        return tz.jvp(lambda v: tz.exp(v * x).sum(), (w,), (t,))
+
+    x, t = r(4), r(4)
+    _close(step(x, t), jax.jvp(lambda v: jnp.exp(v * x).sum(), (w,), (t,)))
+
+
+# --------------------------------------------------------------------------- Jacobians
+
+
+@pytest.mark.parametrize("kind", ["jacfwd", "jacrev"])
+def test_jacobian_of_a_vector_function(kind):
+    f = lambda np_: lambda x: np_.sin(x) * x.sum() + np_.tanh(x[::-1])  # noqa: E731
+    x = r(6)
+    _close(getattr(tz, kind)(f(tz))(x), getattr(jax, kind)(f(jnp))(x))
+
+
+@pytest.mark.parametrize("kind", ["jacfwd", "jacrev"])
+def test_jacobian_with_argnums_tuples_and_pytrees(kind):
+    def f(np_):
+        return lambda p, x: {"out": mlp(np_, p, x), "norm": (x * x).sum(axis=1)}
+
+    got = getattr(tz, kind)(f(tz), argnums=(0, 1))(PARAMS, X)
+    want = getattr(jax, kind)(f(jnp), argnums=(0, 1))(PARAMS, X)
+    _close(got, want)
+
+
+@pytest.mark.parametrize("kind", ["jacfwd", "jacrev"])
+def test_jacobian_with_aux(kind):
+    f = lambda np_: lambda x: (np_.exp(x) * 2.0, x.sum())  # noqa: E731
+    x = r(3)
+    _close(getattr(tz, kind)(f(tz), has_aux=True)(x), getattr(jax, kind)(f(jnp), has_aux=True)(x))
+
+
+def test_hessian_of_a_vector_argument():
+    f = lambda np_: lambda x: (np_.sin(x) ** 2).sum() * np_.exp(x).sum()  # noqa: E731
+    x = r(5)
+    _close(tz.hessian(f(tz))(x), jax.hessian(f(jnp))(x))
+
+
+def test_hessian_of_matrix_arguments_and_argnums():
+    def f(np_):
+        return lambda w, x: (np_.tanh(x @ w) ** 2).sum()
+
+    w = r(4, 3)
+    _close(tz.hessian(f(tz))(w, X), jax.hessian(f(jnp))(w, X))
+    _close(tz.hessian(f(tz), argnums=(0, 1))(w, X[:2]), jax.hessian(f(jnp), argnums=(0, 1))(w, X[:2]))
+
+
+def test_jit_of_hessian():
+    f = lambda np_: lambda x: (x ** 4).sum() + (x[:-1] * x[1:]).sum()  # noqa: E731
+    h = tz.jit(tz.hessian(f(tz)))
+    x = r(4)
+    _close(h(x), jax.hessian(f(jnp))(x))
+    _close(h(x + 1.0), jax.hessian(f(jnp))(x + 1.0))
+
+
+def test_hessians_through_sort_max_and_gathers():
+    idx = np.array([3, 0, 2, 2])
+
+    def sort_loss(np_):
+        return lambda x: (np_.sort(x) * np_.arange(1.0, 6.0)).sum() ** 2
+
+    def max_loss(np_):
+        return lambda x: np_.max(x * x, axis=1).sum() * x.sum()
+
+    def gather_loss(np_):
+        return lambda x: (np_.exp(x[idx]) * x[idx[::-1]]).sum()
+
+    x = r(5)
+    _close(tz.hessian(sort_loss(tz))(x), jax.hessian(sort_loss(jnp))(x))
+    m = r(3, 4)
+    _close(tz.hessian(max_loss(tz))(m), jax.hessian(max_loss(jnp))(m))
+    _close(tz.hessian(gather_loss(tz))(x), jax.hessian(gather_loss(jnp))(x))
+
+
+def test_hessian_of_the_mlp_loss_against_finite_differences_of_its_gradient():
+    x = r(4)
+    params = {"w1": r(4, 5), "b1": r(5), "w2": r(5, 3)}
+
+    def loss(w1):
+        return mlp_loss(tz, {**params, "w1": w1}, x.reshape(1, 4))
+
+    h = tz.hessian(loss)(params["w1"])
+    g = tz.jit(tz.grad(loss))
+    v = r(4, 5)
+    step = 1e-5
+    numeric = (g(params["w1"] + step * v) - g(params["w1"] - step * v)) / (2 * step)
+    np.testing.assert_allclose(np.tensordot(h, v, axes=2), numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_meta_learning_gradient():
+    # The gradient of the loss after one inner SGD step, with respect to the initial
+    # weights (second order: the Hessian of the inner loss enters).
+    def meta(np_, grad):
+        def inner(w, x):
+            return (np_.tanh(x @ w) ** 2).sum()
+
+        def outer(w):
+            adapted = w - 0.1 * grad(inner)(w, X)
+            return inner(adapted, X[::-1] * 0.5)
+
+        return outer
+
+    w = r(4, 3)
+    _close(tz.grad(meta(tz, tz.grad))(w), jax.grad(meta(jnp, jax.grad))(w))
+    _close(tz.jvp(meta(tz, tz.grad), (w,), (w,)), jax.jvp(meta(jnp, jax.grad), (w,), (w,)))
+
+
+# --------------------------------------------------------------------------- control flow
+
+
+def _scan_loss(np_, lax_):
+    def loss(w, h0):
+        def step(h, x):
+            h = np_.tanh(h @ w + x)
+            return h, h.sum()
+
+        h, ys = lax_.scan(step, h0, X[:, :3])
+        return (h * h).sum() + ys.sum()
+
+    return loss
+
+
+def test_forward_mode_through_loops_and_conditionals():
+    w, h0 = r(3, 3) * 0.5, r(3)
+    _close(tz.jvp(_scan_loss(tz, tz.lax), (w, h0), (w, h0)), jax.jvp(_scan_loss(jnp, jax.lax), (w, h0), (w, h0)))
+    _close(tz.hessian(_scan_loss(tz, tz.lax), argnums=1)(w, h0),
+           jax.hessian(_scan_loss(jnp, jax.lax), argnums=1)(w, h0))
+
+    def branchy(np_, lax_):
+        return lambda x: lax_.cond(x.sum() > 0, lambda v: np_.sin(v) * v, lambda v: np_.exp(v), x)
+
+    for x in (r(4), -np.abs(r(4))):
+        _close(tz.jacfwd(branchy(tz, tz.lax))(x), jax.jacfwd(branchy(jnp, jax.lax))(x))
+
+    def growing(np_, lax_):
+        return lambda x: lax_.while_loop(lambda s: s[1] < 10.0,
+                                         lambda s: (s[0] * 1.1 + np_.sin(s[0]), s[1] + (s[0] ** 2).sum() + 1),
+                                         (x, x.sum()))[0]
+
+    x, t = r(3), r(3)
+    _close(tz.jvp(growing(tz, tz.lax), (x,), (t,)), jax.jvp(growing(jnp, jax.lax), (x,), (t,)))
+
+
+# --------------------------------------------------------------------------- custom rules
+
+
+def _clipped_exp(np_):
+    return lambda x: np_.exp(np_.minimum(x, 2.0))
+
+
+def test_custom_jvp_is_used_by_jvp_and_transposed_by_grad():
+    @tz.custom_jvp
+    def f(x):
+        return tz.exp(tz.minimum(x, 2.0))
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        y = f(x)
+        return y, y * t * 3.0  # not the true derivative: proves the rule is the one used
+
+    @jax.custom_jvp
+    def g(x):
+        return jnp.exp(jnp.minimum(x, 2.0))
+
+    @g.defjvp
+    def g_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        y = g(x)
+        return y, y * t * 3.0
+
+    x, t = r(4) + 1.0, r(4)
+    _close(tz.jvp(f, (x,), (t,)), jax.jvp(g, (x,), (t,)))
+    _close(tz.grad(lambda x: f(x).sum())(x), jax.grad(lambda x: g(x).sum())(x))
+    _close(tz.hessian(lambda x: (f(x) * x).sum())(x), jax.hessian(lambda x: (g(x) * x).sum())(x))
+
+
+def test_custom_vjp_under_jvp_is_a_clear_error():
+    @tz.custom_vjp
+    def f(x):
+        return tz.sin(x)
+
+    f.defvjp(lambda x: (tz.sin(x), x), lambda x, ct: (ct * tz.cos(x),))
+    with pytest.raises(tz.TenzrError, match="forward mode.*custom VJP"):
+        tz.jvp(f, (r(3),), (r(3),))
+
+
+def test_bad_jvp_arguments_are_clear_errors():
+    f = lambda x: x * 2.0  # noqa: E731
+    with pytest.raises(tz.TenzrError, match="must be a tuple or a list"):
+        tz.jvp(f, r(3), r(3))
+    with pytest.raises(tz.TenzrError, match="tangent has shape"):
+        tz.jvp(f, (r(3),), (r(4),))
+    with pytest.raises(tz.TenzrError, match="dtype"):
+        tz.jvp(f, (r(3),), (r(3).astype(np.float32),))
+    with pytest.raises(tz.TenzrError, match="only floating-point outputs"):
+        tz.jacfwd(lambda x: (x > 0).astype(np.int32))(r(3))
