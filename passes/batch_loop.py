@@ -55,8 +55,8 @@ def map_arguments(funcs: dict[str, ir.Operation], module: ir.Operation, func: ir
             with ir.InsertionPoint(ret):
                 found = {j: sh.reshape(outputs[j], (1, *spec_of(outputs[j]).shape)) for j in per_slice}
         else:
-            found = _loop(args, whole, moved, [outputs[j] for j in per_slice], n, ret)
-            found = dict(zip(per_slice, found, strict=True))
+            stacks = _loop(args, whole, moved, [outputs[j] for j in per_slice], n, ret)
+            found = dict(zip(per_slice, stacks, strict=True))
         found.update(given)
         with ir.InsertionPoint(ret):
             results = []

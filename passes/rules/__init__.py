@@ -18,8 +18,9 @@ gradient: every tenzr op declared `gradient="none"`, and StableHLO's comparisons
 rounding and logic ops.
 
 A JVP rule (`tenzr-jvp`) gets the tangents of the op's operands (None: zero) and returns
-one tangent per result (None: zero). Most ops need none written: their entry is
-`TRANSPOSED`, and the driver derives their JVP from their VJP rule, which is linear in the
+one tangent per result (None: zero). A linear op declares itself `linear` (its JVP is the op on
+the tangents), a bilinear one `bilinear` (mul, matmul, convolution). Other ops need none
+written: their entry is `TRANSPOSED`, and the driver derives their JVP from their VJP rule, which is linear in the
 cotangent, by transposing it (reverse mode over the rule's own StableHLO), so the math of
 each op is written once. Region ops have JVP rules of their own (a loop carries tangents
 beside its values; a conditional's branches are their JVPs); the table holds an entry for
@@ -38,6 +39,7 @@ from typing import Any
 from tenzr.dialect.ir_imports import Value
 from tenzr.dialect.opdef import Op, OpDef
 from tenzr.dialect.ops import OPS
+from tenzr.passes import stablehlo as sh
 from tenzr.passes.stablehlo import Builder
 
 Lowering = Callable[[Op], "Value | Sequence[Value]"]
@@ -117,6 +119,40 @@ def jvp(*keys: OpDef | Builder) -> Callable[[JvpRule], JvpRule]:
         return fn
 
     return register
+
+
+def _again(op: Op, operands: Sequence[Value]) -> list[Value]:
+    """The op built again here, on `operands` (its attributes and regions copied)."""
+    assert op.operation is not None
+    copy = op.operation.clone()
+    for i, value in enumerate(operands):
+        copy.operands[i] = value
+    return list(copy.results)
+
+
+def linear_jvp(op: Op, tangents: Tangents) -> Tangents:
+    """The op applied to the tangents (it is linear in its floating-point operands, which
+    get zeros where they have no tangent; the others stay)."""
+    operands = [t if t is not None else sh.zeros(s) if s.is_float else v
+                for t, s, v in zip(tangents, op.specs, op.operands, strict=True)]
+    return [r if s.is_float else None for r, s in zip(_again(op, operands), op.results, strict=True)]
+
+
+def bilinear_jvp(op: Op, tangents: Tangents) -> Tangents:
+    """op(ȧ, b) + op(a, ḃ) (the op is linear in each operand)."""
+    (a, b), (ta, tb) = op.operands, tangents
+    terms = ([_again(op, [ta, b])[0]] if ta is not None else []) + ([_again(op, [a, tb])[0]] if tb is not None else [])
+    return [terms[0] if len(terms) == 1 else sh.add(*terms)]
+
+
+def linear(*keys: OpDef | Builder) -> None:
+    """Declares ops (tenzr OpDefs, StableHLO builders) linear: their JVP is `linear_jvp`."""
+    jvp(*keys)(linear_jvp)
+
+
+def bilinear(*keys: OpDef | Builder) -> None:
+    """Declares two-operand ops bilinear: their JVP is `bilinear_jvp`."""
+    jvp(*keys)(bilinear_jvp)
 
 
 def no_derivative(*builders: Builder) -> None:

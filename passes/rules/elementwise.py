@@ -13,7 +13,7 @@ from tenzr.dialect import ops as T
 from tenzr.dialect.ir_imports import Value
 from tenzr.dialect.opdef import Op, OpDef
 from tenzr.passes import stablehlo as sh
-from tenzr.passes.rules import Cotangents, Lowering, lowers, no_derivative, vjp
+from tenzr.passes.rules import Cotangents, Lowering, bilinear, linear, lowers, no_derivative, vjp
 
 
 def broadcast_operands(op: Op) -> list[Value]:
@@ -80,9 +80,15 @@ def _add(op: Op, ct: Value) -> Cotangents:
     return ct, ct
 
 
+linear(T.add, sh.add)
+
+
 @vjp(T.sub, sh.subtract, adjoint="x̄ = ȳ, ȳ' = -ȳ")
 def _sub(op: Op, ct: Value) -> Cotangents:
     return ct, sh.negate(ct) if op.wants(1) else None
+
+
+linear(T.sub, sh.subtract)
 
 
 @vjp(T.mul, sh.multiply, adjoint="x̄ = ȳ·y, ȳ' = ȳ·x")
@@ -91,6 +97,9 @@ def _mul(op: Op, ct: Value) -> Cotangents:
     shape = op.result.shape
     return (sh.multiply(ct, sh.broadcast_to(y, shape)) if op.wants(0) else None,
             sh.multiply(ct, sh.broadcast_to(x, shape)) if op.wants(1) else None)
+
+
+bilinear(T.mul, sh.multiply)
 
 
 @vjp(T.div, sh.divide, adjoint="x̄ = ȳ/y, ȳ' = -ȳ·out/y")
@@ -142,6 +151,9 @@ def _select(op: Op, ct: Value) -> Cotangents:
             sh.select(cond, zero, ct) if op.wants(2) else None)
 
 
+linear(T.select, sh.select)
+
+
 @vjp(sh.clamp, adjoint="as JAX: x̄ = ȳ where low < x < high; low gets ȳ where x < low < high, high where "
      "high < x; ties give 0")
 def _clamp(op: Op, ct: Value) -> Cotangents:
@@ -156,6 +168,9 @@ def _clamp(op: Op, ct: Value) -> Cotangents:
 @vjp(T.neg, sh.negate, adjoint="x̄ = -ȳ")
 def _neg(op: Op, ct: Value) -> Cotangents:
     return (sh.negate(ct),)
+
+
+linear(T.neg, sh.negate)
 
 
 @vjp(T.exp, sh.exponential, adjoint="x̄ = ȳ·out")
@@ -230,6 +245,9 @@ def _expm1(op: Op, ct: Value) -> Cotangents:
 def _convert(op: Op, ct: Value) -> Cotangents:
     source = op.specs[0]
     return (sh.convert(ct, source.dtype) if source.is_float else None,)
+
+
+linear(T.convert, sh.convert)
 
 
 # --------------------------------------------------------------------------- StableHLO and CHLO only

@@ -13,7 +13,7 @@ from tenzr.dialect.ir_imports import Value
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.types import FLOAT_TYPES, TensorSpec, numpy_dtype
 from tenzr.passes import stablehlo as sh
-from tenzr.passes.rules import Cotangents, lowers, vjp
+from tenzr.passes.rules import Cotangents, linear, lowers, vjp
 from tenzr.passes.views import GatherDims, ScatterDims
 
 # --------------------------------------------------------------------------- helpers
@@ -193,12 +193,18 @@ def _gather(op: Op, ct: Value) -> Cotangents:
     return scatter_along_axis(sh.zeros(x), indices, ct, axis, "add"), None
 
 
+linear(T.gather)
+
+
 @vjp(T.take_along_axis, adjoint='x̄ = scatter-add of ȳ at the indices')
 def _take_along_axis(op: Op, ct: Value) -> Cotangents:
     x = op.specs[0]
     axis = op["axis"]
     tuples = full_indices(clamp_indices(op.operands[1], x.shape[axis]), axis)
     return scatter_along(sh.zeros(x), tuples, ct, "add"), None
+
+
+linear(T.take_along_axis)
 
 
 @vjp(T.scatter, adjoint="by mode: set routes ȳ to the last writer; add passes ȳ; multiply and min/max use the "
@@ -274,12 +280,18 @@ def _dynamic_slice(op: Op, ct: Value) -> Cotangents:
     return (sh.dynamic_update_slice(sh.zeros(op.specs[0]), ct, _uniform(starts)), *[None] * len(starts))
 
 
+linear(T.dynamic_slice, sh.dynamic_slice)
+
+
 @vjp(T.dynamic_update_slice, sh.dynamic_update_slice, adjoint='x̄ = ȳ with the window zeroed; updatē = dynamic_slice(ȳ)')
 def _dynamic_update_slice(op: Op, ct: Value) -> Cotangents:
     starts = _uniform(op.operands[2:])
     update = op.specs[1]
     dx = sh.dynamic_update_slice(ct, sh.zeros(update), starts)
     return (dx, sh.dynamic_slice(ct, starts, update.shape), *[None] * len(starts))
+
+
+linear(T.dynamic_update_slice, sh.dynamic_update_slice)
 
 
 def _uniform(starts: Sequence[Value]) -> list[Value]:
@@ -341,6 +353,9 @@ def _stablehlo_gather(op: Op, ct: Value) -> Cotangents:
                       scatter_indices_batching_dims=dims.start_indices_batching_dims,
                       scatter_dims_to_operand_dims=dims.start_index_map, index_vector_dim=dims.index_vector_dim,
                       combiner="add"), None
+
+
+linear(sh.gather)
 
 
 @vjp(sh.scatter, adjoint="by its body: add passes x̄ = ȳ and ū = ȳ at each window that fit; set routes ȳ to "

@@ -10,7 +10,7 @@ from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import Value
 from tenzr.dialect.opdef import Op
 from tenzr.passes import stablehlo as sh
-from tenzr.passes.rules import Cotangents, lowers, vjp
+from tenzr.passes.rules import Cotangents, bilinear, lowers, vjp
 from tenzr.passes.tenzr_im2col import convolution_options, interleave, patches, uses_patches
 from tenzr.passes.views import DotDims
 
@@ -79,6 +79,9 @@ def _matmul(op: Op, ct: Value) -> Cotangents:
         else:
             db = sh.dot_general(a_full, ct, (dims, dims), ((nb,), (nb,)))
     return da, db
+
+
+bilinear(T.matmul)
 
 
 def _dilate(size: int, dilation: int) -> int:
@@ -212,6 +215,9 @@ def _convolution(op: Op, ct: Value) -> Cotangents:
             _conv_kernel_grad(op, ct) if op.wants(1) else None)
 
 
+bilinear(T.convolution)
+
+
 
 def _remaining(rank: int, *taken: tuple[int, ...]) -> list[int]:
     return [d for d in range(rank) if not any(d in t for t in taken)]
@@ -248,6 +254,9 @@ def _dot_general(op: Op, ct: Value) -> Cotangents:
             _dot_transpose(ct, a, dims, False, op.specs[1].rank) if op.wants(1) else None)
 
 
+bilinear(sh.dot_general)
+
+
 def _inverse(permutation: list[int]) -> list[int]:
     out = [0] * len(permutation)
     for i, p in enumerate(permutation):
@@ -280,3 +289,6 @@ def _stablehlo_convolution(op: Op, ct: Value) -> Cotangents:
     dx, dw = _convolution(canonical, sh.transpose(ct, to_y))
     return (sh.transpose(dx, _inverse(to_x)) if dx is not None else None,
             sh.transpose(dw, _inverse(to_w)) if dw is not None else None)
+
+
+bilinear(sh.convolution)

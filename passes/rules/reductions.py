@@ -12,7 +12,7 @@ from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.types import TensorSpec
 from tenzr.passes import stablehlo as sh
-from tenzr.passes.rules import Cotangents, Lowering, lowers, vjp
+from tenzr.passes.rules import Cotangents, Lowering, linear, lowers, vjp
 from tenzr.passes.rules.indexing import full_indices, identity_element, scatter_along
 from tenzr.passes.rules.shape import unpad, unslice
 from tenzr.passes.views import view
@@ -100,6 +100,9 @@ def _expand(op: Op, reduced: Value) -> Value:
 @vjp(T.reduce_sum, adjoint='x̄ = ȳ broadcast back over the reduced axes')
 def _reduce_sum(op: Op, ct: Value) -> Cotangents:
     return (_expand(op, ct),)
+
+
+linear(T.reduce_sum)
 
 
 @vjp(T.reduce_prod, adjoint='x̄ᵢ = ȳ·∏_{j≠i} xⱼ, the products before and after i (exact with zeros, and '

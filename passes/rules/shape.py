@@ -10,7 +10,7 @@ from tenzr.dialect.ir_imports import Value
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.types import TensorSpec
 from tenzr.passes import stablehlo as sh
-from tenzr.passes.rules import Cotangents, lowers, no_derivative, vjp
+from tenzr.passes.rules import Cotangents, linear, lowers, no_derivative, vjp
 
 # --------------------------------------------------------------------------- lowerings
 
@@ -63,6 +63,9 @@ def _reshape(op: Op, ct: Value) -> Cotangents:
     return (sh.reshape(ct, op.specs[0].shape),)
 
 
+linear(T.reshape, sh.reshape)
+
+
 @vjp(T.transpose, sh.transpose, adjoint="x̄ = transpose(ȳ, inverse permutation)")
 def _transpose(op: Op, ct: Value) -> Cotangents:
     perm = op["permutation"]
@@ -72,9 +75,15 @@ def _transpose(op: Op, ct: Value) -> Cotangents:
     return (sh.transpose(ct, inverse),)
 
 
+linear(T.transpose, sh.transpose)
+
+
 @vjp(T.broadcast_to, adjoint="x̄ = ȳ summed over the broadcast dims")
 def _broadcast_to(op: Op, ct: Value) -> Cotangents:
     return (ct,)  # the driver sums it back to x's shape
+
+
+linear(T.broadcast_to)
 
 
 @vjp(sh.broadcast_in_dim, adjoint="x̄ = ȳ summed over the dims x does not map to and those it stretches")
@@ -88,6 +97,9 @@ def _broadcast_in_dim(op: Op, ct: Value) -> Cotangents:
     by_position = sorted(kept, key=lambda i: dims[i])  # reduced's dims are in result order
     reduced = sh.transpose(reduced, [by_position.index(i) for i in kept])
     return (sh.reshape(reduced, x.shape),)
+
+
+linear(sh.broadcast_in_dim)
 
 
 def unpad(ct: Value, low: Sequence[int], high: Sequence[int], interior: Sequence[int]) -> Value:
@@ -123,9 +135,15 @@ def _pad(op: Op, ct: Value) -> Cotangents:
     return _pad_cotangent(op, ct, op["low"], op["high"], op["interior"])
 
 
+linear(T.pad)
+
+
 @vjp(sh.pad, adjoint="x̄ = strided slice of ȳ; pad_valuē = sum(ȳ) - sum(x̄)")
 def _stablehlo_pad(op: Op, ct: Value) -> Cotangents:
     return _pad_cotangent(op, ct, op["edge_padding_low"], op["edge_padding_high"], op["interior_padding"])
+
+
+linear(sh.pad)
 
 
 def unslice(ct: Value, shape: Sequence[int], start: Sequence[int], step: Sequence[int]) -> Value:
@@ -149,14 +167,23 @@ def _slice(op: Op, ct: Value) -> Cotangents:
     return _slice_cotangent(op, ct, op["start"], op["step"])
 
 
+linear(T.slice_)
+
+
 @vjp(sh.slice_, adjoint="x̄ = pad(ȳ, 0) back into place, interior stride - 1")
 def _stablehlo_slice(op: Op, ct: Value) -> Cotangents:
     return _slice_cotangent(op, ct, op["start_indices"], op["strides"])
 
 
+linear(sh.slice_)
+
+
 @vjp(T.reverse, sh.reverse, adjoint="x̄ = reverse(ȳ)")
 def _reverse(op: Op, ct: Value) -> Cotangents:
     return (sh.reverse(ct, op["dimensions"]),)
+
+
+linear(T.reverse, sh.reverse)
 
 
 def _concatenate_cotangent(op: Op, ct: Value, axis: int) -> Cotangents:
@@ -175,14 +202,23 @@ def _concatenate(op: Op, ct: Value) -> Cotangents:
     return _concatenate_cotangent(op, ct, op["axis"])
 
 
+linear(T.concatenate)
+
+
 @vjp(sh.concatenate, adjoint="each x̄ᵢ = its slice of ȳ")
 def _stablehlo_concatenate(op: Op, ct: Value) -> Cotangents:
     return _concatenate_cotangent(op, ct, op["dimension"])
 
 
+linear(sh.concatenate)
+
+
 @vjp(sh.optimization_barrier, adjoint="each x̄ᵢ = ȳᵢ")
 def _optimization_barrier(op: Op, ct: Value | tuple[Value, ...]) -> Cotangents:
     return ct if isinstance(ct, tuple) else (ct,)
+
+
+linear(sh.optimization_barrier)
 
 
 no_derivative(sh.iota)
