@@ -86,7 +86,7 @@ def main() -> None:
     for model in [m for m in MODELS if m.name in wanted]:
         params, *data = model.make_inputs()
         rng = np.random.default_rng(1)
-        tangent = jax_tree_map(lambda a: rng.standard_normal(a.shape).astype(a.dtype), params)
+        tangent = jax_tree_map(lambda a, rng=rng: rng.standard_normal(a.shape).astype(a.dtype), params)
         ours = forward_mode_functions(tz, tz.nn, tz.grad, tz.jvp, tz.jit, model.loss, data)
         times = {f"tz {k}": v for k, v in medians(ours, (params, tangent), args.rounds).items()}
         if jax is not None:

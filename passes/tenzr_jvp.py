@@ -29,7 +29,7 @@ from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.types import TensorSpec, spec_of, spec_of_type
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.batch_loop import map_arguments
-from tenzr.passes.regions import RegionDriver, dce_everywhere, function_type, name_of, set_results
+from tenzr.passes.regions import RegionDriver, dce_everywhere, function_type, has_uses, name_of, set_results
 from tenzr.passes.registry import Pass, register
 from tenzr.passes.rules import JVP_RULES, NO_DERIVATIVE, TRANSPOSED, VJP_RULES
 from tenzr.passes.tenzr_grad import (
@@ -86,6 +86,8 @@ class Push(RegionDriver):
         captured = captured_values(op) if len(op.regions) else []
         if all(t is None for t in inputs) and all(self.tangents.get(v) is None for v in captured):
             return
+        if not any((s := spec_of_type(r.type)) is not None and s.is_float for r in op.results):
+            return  # (no result can have a tangent: a comparison, is_finite, an argmax)
         rule = JVP_RULES.get(op.name)
         with ir.InsertionPoint(anchor), op.location:
             if op.name == "func.call":
@@ -115,6 +117,8 @@ class Push(RegionDriver):
                 raise TenzrError(f"internal error: the JVP rule of '{op.name}' gave a {sh.spec(tangent)} tangent for "
                                  f"a {spec_of(result)} result", op.location)
             self.tangents[result] = tangent
+        if op.name == "func.call" and not any(has_uses(r) for r in op.results):
+            op.erase()  # (a custom JVP's rule computes the outputs too)
 
     def _transposed(self, op: ir.Operation, inputs: list[Value | None], anchor: ir.Operation) -> list[Value | None]:
         """The op's tangents from its VJP rule: the rule's cotangents of the operands are
@@ -169,7 +173,8 @@ class Push(RegionDriver):
                                   attributes={"callee": ir.FlatSymbolRefAttr.get(rule_name)})
         n = len(ftype.results)
         self.replace(list(call.results), list(out.results)[:n])
-        return [t if _spec(t.type).is_float else None for t in list(out.results)[n:]]
+        tangents = [t if _spec(t.type).is_float else None for t in list(out.results)[n:]]
+        return tangents
 
     # --- the region API (with RegionDriver's)
 

@@ -24,7 +24,7 @@ from tenzr.dialect.opdef import REQUIRED, OpDef, PerDim, dense_constant
 from tenzr.dialect.verify import verify_module
 from tenzr.passes import PASSES
 from tenzr.passes.registry import option_help
-from tenzr.passes.rules import ADJOINTS, NO_DERIVATIVE, VJP_RULES
+from tenzr.passes.rules import ADJOINTS, JVP_RULES, NO_DERIVATIVE, TRANSPOSED, VJP_RULES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -151,7 +151,9 @@ def dialect_md() -> str:
            "Types are ranked, statically shaped builtin tensors of f16, bf16, f32, f64, i1, i32 or i64. "
            "Elementwise n-ary ops broadcast like NumPy; operand element types must match. Ops are written in "
            "MLIR's generic form. Every op below is verified by `tenzr-verify`, lowered by "
-           "`convert-tenzr-to-stablehlo` and differentiated by `tenzr-grad`.", ""]
+           "`convert-tenzr-to-stablehlo` and differentiated by `tenzr-grad` (reverse) and `tenzr-jvp` (forward). "
+           "A tangent given as \"the adjoint, transposed\" is derived from the op's VJP rule, which is linear in "
+           "its cotangent.", ""]
     for name in sorted(T.OPS):
         opdef = T.OPS[name]
         out += [f"## `{name}`", "", opdef.summary, ""]
@@ -161,11 +163,25 @@ def dialect_md() -> str:
         out += [f"- Result type: {rule}"]
         gradient = ("with the region it ends, by its region op's rule" if opdef.terminator else
                     "none (contributes zero)" if opdef.gradient == "none" else ADJOINTS[name])
-        out += [f"- Adjoint: {gradient}", ""]
+        out += [f"- Adjoint: {gradient}"]
+        if name in JVP_RULES:
+            out += [f"- Tangent: {_tangent(name)}"]
+        out += [""]
         if opdef.attrs:
             out += ["| attribute | type | default |", "|---|---|---|", *(_attr_row(a) for a in opdef.attrs), ""]
         out += ["```mlir", _example(opdef), "```", ""]
     return "\n".join(out + _imported_ops())
+
+
+def _tangent(name: str) -> str:
+    """How tenzr-jvp pushes a tangent through op `name`: its JVP rule's docstring, or the
+    adjoint transposed."""
+    rule = JVP_RULES[name]
+    if rule is NO_DERIVATIVE:
+        return "none (zero)"
+    if rule is TRANSPOSED:
+        return "the adjoint, transposed"
+    return " ".join((rule.__doc__ or "").split("\n\n")[0].split())
 
 
 def _imported_ops() -> list[str]:
@@ -173,12 +189,12 @@ def _imported_ops() -> list[str]:
     gradient can be differentiated again) and of imported modules (JAX's exports)."""
     names = sorted(n for n in VJP_RULES if n not in T.OPS and n != "func.call")
     out = ["## StableHLO and CHLO", "",
-           "`tenzr-grad` differentiates these too, wherever they appear: in its own output (so a gradient can be "
-           "differentiated again) and in imported modules such as `jax.jit(f).lower(...).as_text()`.", "",
-           "| op | adjoint |", "|---|---|"]
+           "`tenzr-grad` and `tenzr-jvp` differentiate these too, wherever they appear: in their own output (so "
+           "a derivative can be differentiated again) and in imported modules such as `jax.jit(f).lower(...).as_text()`.", "",
+           "| op | adjoint | tangent (`tenzr-jvp`) |", "|---|---|---|"]
     for name in names:
         adjoint = "none (contributes zero)" if VJP_RULES[name] is NO_DERIVATIVE else ADJOINTS[name]
-        out.append(f"| `{name}` | {adjoint.replace('|', '¦')} |")
+        out.append(f"| `{name}` | {adjoint.replace('|', '¦')} | {_tangent(name).replace('|', '¦')} |")
     return [*out, ""]
 
 

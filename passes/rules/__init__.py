@@ -131,15 +131,17 @@ def _again(op: Op, operands: Sequence[Value]) -> list[Value]:
 
 
 def linear_jvp(op: Op, tangents: Tangents) -> Tangents:
-    """The op applied to the tangents (it is linear in its floating-point operands, which
-    get zeros where they have no tangent; the others stay)."""
+    """Linear: the op applied to the tangents.
+
+    Its floating-point operands without a tangent get zeros; the others (indices,
+    predicates) stay."""
     operands = [t if t is not None else sh.zeros(s) if s.is_float else v
                 for t, s, v in zip(tangents, op.specs, op.operands, strict=True)]
     return [r if s.is_float else None for r, s in zip(_again(op, operands), op.results, strict=True)]
 
 
 def bilinear_jvp(op: Op, tangents: Tangents) -> Tangents:
-    """op(ȧ, b) + op(a, ḃ) (the op is linear in each operand)."""
+    """Bilinear: op(ȧ, b) + op(a, ḃ)."""
     (a, b), (ta, tb) = op.operands, tangents
     terms = ([_again(op, [ta, b])[0]] if ta is not None else []) + ([_again(op, [a, tb])[0]] if tb is not None else [])
     return [terms[0] if len(terms) == 1 else sh.add(*terms)]

@@ -17,7 +17,7 @@ from tenzr.dialect.ir_imports import ir
 from tenzr.passes.registry import parse_pipeline, run_pipeline
 from tenzr.targets import Target
 
-LOWERING_PIPELINE = ("builtin.module(convert-tenzr-to-stablehlo,func.func(chlo-legalize-to-stablehlo),"
+LOWERING_PIPELINE = ("builtin.module(convert-tenzr-to-stablehlo,func.func(chlo-legalize-to-stablehlo),inline,"
                      "tenzr-expand-math,tenzr-expand-select-and-scatter,tenzr-fold-empty-contractions,"
                      "tenzr-split-grouped-convolutions,tenzr-im2col,tenzr-reverse-before-strided-slice,"
                      "tenzr-split-reductions,tenzr-sort-rows,tenzr-bound-indices,tenzr-split-scatter-windows,"

@@ -310,7 +310,7 @@ def test_custom_vjp_under_jvp_is_a_clear_error():
         return tz.sin(x)
 
     f.defvjp(lambda x: (tz.sin(x), x), lambda x, ct: (ct * tz.cos(x),))
-    with pytest.raises(tz.TenzrError, match="forward mode.*custom VJP"):
+    with pytest.raises(tz.TenzrError, match=r"forward mode.*custom VJP"):
         tz.jvp(f, (r(3),), (r(3),))
 
 
@@ -324,3 +324,49 @@ def test_bad_jvp_arguments_are_clear_errors():
         tz.jvp(f, (r(3),), (r(3).astype(np.float32),))
     with pytest.raises(tz.TenzrError, match="only floating-point outputs"):
         tz.jacfwd(lambda x: (x > 0).astype(np.int32))(r(3))
+
+
+# --------------------------------------------------------------------------- the tools
+
+HESSIAN_SRC = """
+func.func @f(%a: tensor<4x3xf64>, %w: tensor<3x1xf64>) -> tensor<f64> {
+  %0 = "tenzr.matmul"(%a, %w) : (tensor<4x3xf64>, tensor<3x1xf64>) -> tensor<4x1xf64>
+  %1 = "tenzr.tanh"(%0) : (tensor<4x1xf64>) -> tensor<4x1xf64>
+  %2 = "tenzr.reduce_sum"(%1) : (tensor<4x1xf64>) -> tensor<f64>
+  return %2 : tensor<f64>
+}
+"""
+
+
+@pytest.mark.parametrize("width", [0, 3])
+def test_the_tools_push_tangents_through_a_gradient(tmp_path, width):
+    """`--tenzr-grad=func=f wrt=1 --tenzr-jvp="func=f_grad wrt=1"` is a Hessian-vector
+    product (forward over reverse); with width=3 and the identity's columns, the whole
+    Hessian in one program; through tenzr-opt, tenzr-compile and tenzr-run. For
+    f = Σ tanh(A w): ∇f = Aᵀ(1 - t²), H = Aᵀ diag(-2t(1 - t²)) A with t = tanh(A w)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    a, w = r(4, 3), r(3, 1)
+    v = r(3, 1) if width == 0 else np.eye(3).reshape(3, 3, 1)
+    (tmp_path / "f.mlir").write_text(HESSIAN_SRC)
+    for i, x in enumerate([a, w, v]):
+        np.save(tmp_path / f"in{i}.npy", x)
+    tools = Path(sys.executable).parent
+    commands = [
+        [tools / "tenzr-opt", "f.mlir", "--tenzr-grad=func=f wrt=1", f"--tenzr-jvp=func=f_grad wrt=1 width={width}",
+         "-o", "h.mlir"],
+        [tools / "tenzr-compile", "h.mlir", "--target=cpu", "-o", "h.vmfb"],
+        [tools / "tenzr-run", "h.vmfb", "--function", "f_grad_jvp", "--input", "in0.npy", "--input", "in1.npy",
+         "--input", "in2.npy", "--output-dir", "out"],
+    ]
+    for command in commands:
+        done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    grad, hvp = (np.load(tmp_path / "out" / f"result{i}.npy") for i in range(2))
+    t = np.tanh(a @ w)
+    hessian = a.T @ np.diag((-2 * t * (1 - t ** 2))[:, 0]) @ a
+    np.testing.assert_allclose(grad, a.T @ (1 - t ** 2), rtol=1e-12)
+    want = hessian @ v if width == 0 else hessian.T.reshape(3, 3, 1)  # row k: H e_k
+    np.testing.assert_allclose(hvp, want, rtol=1e-12, atol=1e-14)

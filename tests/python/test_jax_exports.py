@@ -20,6 +20,7 @@ special = pytest.importorskip("jax.scipy.special")
 from tenzr.compiler import compile_stablehlo, lower_to_stablehlo  # noqa: E402
 from tenzr.dialect import make_context, parse_module  # noqa: E402
 from tenzr.passes.tenzr_grad import differentiate  # noqa: E402
+from tenzr.passes.tenzr_jvp import jvp_function  # noqa: E402
 from tenzr.runtime import Program, device_available  # noqa: E402
 from tenzr.targets import Target  # noqa: E402
 
@@ -129,14 +130,27 @@ def _float_args(args) -> tuple[int, ...]:
     return tuple(i for i, a in enumerate(args) if np.asarray(a).dtype.kind == "f")
 
 
-def _compile_value_and_grad(fn, args) -> Program:
+def _compile(fn, args) -> Program:
+    """fn's export with `@main_value_and_grad` (tenzr-grad) and `@main_jvp` (tenzr-jvp)
+    beside it."""
     text = jax.jit(fn).lower(*args).as_text()
     with make_context():
         module = parse_module(text)
         differentiate(module, "main", _float_args(args), "value_and_grad")
+        jvp_function(module, "main", _float_args(args))
         lower_to_stablehlo(module, Target())
         lowered = str(module)
     return Program(compile_stablehlo(lowered, Target()), Target())
+
+
+_PROGRAMS: dict[str, Program] = {}
+
+
+def _compiled_case(name: str) -> Program:
+    """CASES[name] compiled once for both of its tests."""
+    if name not in _PROGRAMS:
+        _PROGRAMS[name] = _compile(*CASES[name])
+    return _PROGRAMS[name]
 
 
 def _assert_matches_jax(fn, args, got) -> None:
@@ -150,8 +164,25 @@ def _assert_matches_jax(fn, args, got) -> None:
 @pytest.mark.parametrize("name", list(CASES))
 def test_value_and_grad_of_a_jax_export_matches_jax(name):
     fn, args = CASES[name]
-    program = _compile_value_and_grad(fn, args)
-    _assert_matches_jax(fn, args, program("main_value_and_grad", *[np.asarray(a) for a in args]))
+    _assert_matches_jax(fn, args, _compiled_case(name)("main_value_and_grad", *[np.asarray(a) for a in args]))
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_jvp_of_a_jax_export_matches_jax(name):
+    fn, args = CASES[name]
+    floats = _float_args(args)
+    tangents = [rng.standard_normal(np.shape(args[i])) for i in floats]
+    value, tangent = _compiled_case(name)("main_jvp", *[np.asarray(a) for a in args], *tangents)
+
+    def of_floats(*xs):
+        full = list(args)
+        for i, x in zip(floats, xs, strict=True):
+            full[i] = x
+        return fn(*full)
+
+    want_value, want_tangent = jax.jvp(of_floats, tuple(args[i] for i in floats), tuple(tangents))
+    np.testing.assert_allclose(value, want_value, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(tangent, want_tangent, rtol=1e-10, atol=1e-12)
 
 
 def test_out_of_range_writes_are_dropped_as_in_jax():
@@ -161,7 +192,7 @@ def test_out_of_range_writes_are_dropped_as_in_jax():
         return (x.at[far].set(u) ** 3).sum() + jnp.sin(x.at[far].add(u)).sum()
 
     args = [r(3, 4), r(3, 4)]
-    program = _compile_value_and_grad(f, args)
+    program = _compile(f, args)
     _assert_matches_jax(f, args, program("main_value_and_grad", *args))
 
 
@@ -174,7 +205,7 @@ def test_out_of_range_reads_clamp_and_their_gradient_is_the_clamped_rows():
         return (jnp.asarray(x)[jnp.array([5, -7, 1])] ** 2 * u).sum()
 
     x, u = r(3, 4), r(3, 4)
-    program = _compile_value_and_grad(f, [x, u])
+    program = _compile(f, [x, u])
     value, dx, du = program("main_value_and_grad", x, u)
     np.testing.assert_allclose(value, f(x, u), rtol=1e-12)
     step = 1e-6
