@@ -190,7 +190,8 @@ def _imported_ops() -> list[str]:
     names = sorted(n for n in VJP_RULES if n not in T.OPS and n != "func.call")
     out = ["## StableHLO and CHLO", "",
            "`tenzr-grad` and `tenzr-jvp` differentiate these too, wherever they appear: in their own output (so "
-           "a derivative can be differentiated again) and in imported modules such as `jax.jit(f).lower(...).as_text()`.", "",
+           "a derivative can be differentiated again) and in imported modules such as "
+           "`jax.jit(f).lower(...).as_text()`.", "",
            "| op | adjoint | tangent (`tenzr-jvp`) |", "|---|---|---|"]
     for name in names:
         adjoint = "none (contributes zero)" if VJP_RULES[name] is NO_DERIVATIVE else ADJOINTS[name]
