@@ -26,6 +26,8 @@ class Pass:
     flag: ClassVar[str]
     summary: ClassVar[str]
     example_input: ClassVar[str] = ""
+    example_options: ClassVar[str] = ""
+    """The options the docs run the example with (for passes that need some)."""
 
     def run(self, module: ir.Operation) -> None:
         raise NotImplementedError

@@ -211,17 +211,18 @@ def passes_md() -> str:
             out += ["| option | type (default) | meaning |", "|---|---|---|",
                     *(f"| `{n}` | {k.replace('|', ' or ')} | {h} |" for n, k, h in rows), ""]
         if cls.example_input:
-            out += ["Before:", "", "```mlir", cls.example_input.rstrip(), "```", "", f"After `--{flag}`:", "",
-                    "```mlir", _run_pass(flag, cls.example_input).rstrip(), "```", ""]
+            shown = f'--{flag}="{cls.example_options}"' if cls.example_options else f"--{flag}"
+            out += ["Before:", "", "```mlir", cls.example_input.rstrip(), "```", "", f"After `{shown}`:", "",
+                    "```mlir", _run_pass(flag, cls.example_input, cls.example_options).rstrip(), "```", ""]
     return "\n".join(out)
 
 
-def _run_pass(flag: str, text: str) -> str:
+def _run_pass(flag: str, text: str, options: str = "") -> str:
     from tenzr.passes.registry import make_step, run_pipeline
 
     with make_context():
         module = parse_module(text, "example.mlir")
-        run_pipeline(module, [make_step(flag)])
+        run_pipeline(module, [make_step(flag, options)])
         return str(module)
 
 

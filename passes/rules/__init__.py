@@ -26,6 +26,12 @@ each op is written once. Region ops have JVP rules of their own (a loop carries 
 beside its values; a conditional's branches are their JVPs); the table holds an entry for
 every op of `VJP_RULES`, and NO_DERIVATIVE ops have no tangents.
 
+A batching rule (`tenzr-batch`) gets, per operand, its batched value (a leading batch
+dimension of the driver's size) or None where the operand is not batched, and returns the
+batched results. Ops without a rule of their own are `LOOPED`: the driver runs them once
+per batch element in a loop, which is right for any op (region ops, custom calls) but slow;
+the rules in `batching` vectorize the common ones.
+
 A tenzr op and its StableHLO twin share one rule where their math is one (`tenzr.exp` and
 `stablehlo.exponential`); a tenzr op keeps its own where the tenzr level knows more
 (`reduce_prod`'s zeros, scatter's modes, sort's permutation, the convolution strategy).
@@ -49,6 +55,7 @@ Cotangents = Sequence["Value | None"]
 VjpRule = Callable[[Op, Cotangent], Cotangents]
 Tangents = Sequence["Value | None"]
 JvpRule = Callable[[Op, Tangents], Tangents]
+BatchRule = Callable[[Op, Sequence["Value | None"]], Sequence[Value]]
 
 
 class NoDerivative:
@@ -70,9 +77,20 @@ class Transposed:
 
 TRANSPOSED = Transposed()
 
+
+class Looped:
+    """The batching table entry of an op that runs once per batch element, in a loop."""
+
+    def __repr__(self) -> str:
+        return "LOOPED"
+
+
+LOOPED = Looped()
+
 LOWERINGS: dict[str, Lowering] = {}
 VJP_RULES: dict[str, VjpRule | NoDerivative] = {}
 JVP_RULES: dict[str, JvpRule | NoDerivative | Transposed] = {}
+BATCH_RULES: dict[str, BatchRule | Looped] = {}
 ADJOINTS: dict[str, str] = {}
 """The adjoint each VJP rule computes, as a formula (the docs print it)."""
 
@@ -116,6 +134,19 @@ def jvp(*keys: OpDef | Builder) -> Callable[[JvpRule], JvpRule]:
             name = op_name(key)
             assert name not in JVP_RULES, f"{name} has two JVP rules"
             JVP_RULES[name] = fn
+        return fn
+
+    return register
+
+
+def batch(*keys: OpDef | Builder | str) -> Callable[[BatchRule], BatchRule]:
+    """Registers the decorated function as the batching rule of ops `keys` (OpDefs,
+    builders, or op names)."""
+    def register(fn: BatchRule) -> BatchRule:
+        for key in keys:
+            name = key if isinstance(key, str) else op_name(key)
+            assert name not in BATCH_RULES, f"{name} has two batching rules"
+            BATCH_RULES[name] = fn
         return fn
 
     return register
@@ -168,7 +199,19 @@ for _opdef in OPS.values():
         VJP_RULES[_opdef.name] = NO_DERIVATIVE
 
 # The families register their rules when imported (after the helpers above exist).
-from tenzr.passes.rules import control, custom, elementwise, indexing, linalg, reductions, shape  # noqa: E402, F401
+from tenzr.passes.rules import (  # noqa: E402, F401
+    batching,
+    control,
+    custom,
+    elementwise,
+    indexing,
+    linalg,
+    reductions,
+    shape,
+)
 
 for _name, _rule in VJP_RULES.items():
     JVP_RULES.setdefault(_name, NO_DERIVATIVE if _rule is NO_DERIVATIVE else TRANSPOSED)
+for _name in [*OPS, *VJP_RULES]:
+    if _name != "func.call":
+        BATCH_RULES.setdefault(_name, LOOPED)

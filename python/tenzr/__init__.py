@@ -7,6 +7,7 @@
 __version__ = "0.1.0"
 
 from tenzr import lax, nn
+from tenzr.batching import vmap
 from tenzr.core import Array, ShapeDtype, asarray
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.forward import custom_jvp, hessian, jacfwd, jacrev, jvp, linearize

@@ -1,0 +1,278 @@
+"""Batching rules (`tenzr-batch`, `tz.vmap`): the ops that batch without a loop.
+
+A batched value carries the batch dimension first. Tenzr's elementwise ops and matmul
+broadcast like NumPy, so one rule serves them all: a batched operand is given ones after
+its batch dimension up to the result's rank, and the unbatched ones broadcast against it.
+StableHLO's elementwise ops do not broadcast: their unbatched operands are broadcast to the
+batch. Reductions, shapes and slices shift their dimensions by one; a convolution folds the
+batch into its images; `dot_general` gains a batching dimension. Every other op (and these
+in the cases noted) runs once per batch element in the driver's loop (`LOOPED`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tenzr.dialect import ops as T
+from tenzr.dialect.ir_imports import Value, ir
+from tenzr.dialect.opdef import Op
+from tenzr.dialect.types import TensorSpec, ir_type, spec_of
+from tenzr.passes import stablehlo as sh
+from tenzr.passes.rules import batch
+
+Batched = Sequence["Value | None"]
+
+
+def stacked(spec: TensorSpec, n: int) -> TensorSpec:
+    return TensorSpec((n, *spec.shape), spec.dtype)
+
+
+def _size(op: Op) -> int:
+    return int(op.driver.size)
+
+
+def materialized(op: Op, batched: Batched, i: int) -> Value:
+    """Operand i with the batch dimension: its batched value, or it broadcast to the batch."""
+    found = batched[i]
+    if found is not None:
+        return found
+    s = op.specs[i]
+    return sh.broadcast_in_dim(op.operands[i], (_size(op), *s.shape), range(1, s.rank + 1))
+
+
+def _aligned(value: Value, rank: int) -> Value:
+    """A batched value given ones after its batch dimension, up to `rank` + 1 dims."""
+    s = spec_of(value)
+    return sh.reshape(value, (s.shape[0], *[1] * (rank + 1 - s.rank), *s.shape[1:]))
+
+
+def _tenzr(op: Op, operands: Sequence[Value], **changed: Any) -> list[Value]:
+    """The tenzr op again, on batched operands (given results, too, get the batch)."""
+    assert op.opdef is not None
+    given = [stacked(s, _size(op)) for s in op.given]
+    out = op.opdef(*operands, result=given or None, **{**op.attrs, **changed})
+    return out if isinstance(out, list) else [out]
+
+
+def _rebuilt(op: Op, operands: Sequence[Value], **changed: ir.Attribute) -> list[Value]:
+    """The StableHLO op again, on batched operands, with results of the batch and
+    attributes `changed` (its regions move over)."""
+    operation = op.operation
+    assert operation is not None
+    attributes = {a.name: a.attr for a in operation.attributes}
+    attributes.update(changed)
+    results = [ir_type(stacked(s, _size(op))) for s in op.results]
+    new = ir.Operation.create(operation.name, results=results, operands=list(operands), attributes=attributes,
+                              regions=len(operation.regions))
+    if len(operation.regions):
+        copy = operation.clone()
+        for source, target in zip(copy.regions, new.regions, strict=True):
+            source.blocks[0].append_to(target)
+        copy.erase()
+    return list(new.results)
+
+
+def _shifted(dims: Sequence[int]) -> tuple[int, ...]:
+    return tuple(d + 1 for d in dims)
+
+
+def _i64s(values: Sequence[int]) -> ir.Attribute:
+    return ir.DenseI64ArrayAttr.get([int(v) for v in values])
+
+
+# --------------------------------------------------------------------------- tenzr
+
+
+@batch(*[o for o in T.OPS.values() if o.elementwise], T.matmul)
+def _broadcasting(op: Op, batched: Batched) -> list[Value]:
+    rank = op.result.rank
+    return _tenzr(op, [_aligned(b, rank) if b is not None else v for v, b in zip(op.operands, batched, strict=True)])
+
+
+@batch(T.reduce_sum, T.reduce_prod, T.reduce_max, T.reduce_min)
+def _reduction(op: Op, batched: Batched) -> list[Value]:
+    return _tenzr(op, [materialized(op, batched, 0)], axes=_shifted(op["axes"]))
+
+
+@batch(T.argmax, T.argmin, T.argsort, T.sort)
+def _along_axis(op: Op, batched: Batched) -> list[Value]:
+    return _tenzr(op, [materialized(op, batched, 0)], axis=op["axis"] + 1)
+
+
+@batch(T.reshape)
+def _given_shape(op: Op, batched: Batched) -> list[Value]:
+    return _tenzr(op, [materialized(op, batched, 0)])
+
+
+@batch(T.broadcast_to)
+def _broadcast_to(op: Op, batched: Batched) -> list[Value]:
+    return _tenzr(op, [_aligned(materialized(op, batched, 0), op.result.rank)])
+
+
+@batch(T.transpose)
+def _transpose(op: Op, batched: Batched) -> list[Value]:
+    return _tenzr(op, [materialized(op, batched, 0)], permutation=(0, *_shifted(op["permutation"])))
+
+
+@batch(T.reverse)
+def _reverse(op: Op, batched: Batched) -> list[Value]:
+    return _tenzr(op, [materialized(op, batched, 0)], dimensions=_shifted(op["dimensions"]))
+
+
+@batch(T.slice_)
+def _slice(op: Op, batched: Batched) -> list[Value]:
+    return _tenzr(op, [materialized(op, batched, 0)], start=(0, *op["start"]), stop=(_size(op), *op["stop"]),
+                  step=(1, *op["step"]))
+
+
+@batch(T.concatenate)
+def _concatenate(op: Op, batched: Batched) -> list[Value]:
+    return _tenzr(op, [materialized(op, batched, i) for i in range(len(op.operands))], axis=op["axis"] + 1)
+
+
+@batch(T.pad)
+def _pad(op: Op, batched: Batched) -> list[Value]:
+    if batched[1] is not None:
+        return op.driver.looped(op, batched)
+    return _tenzr(op, [materialized(op, batched, 0), op.operands[1]], low=(0, *op["low"]), high=(0, *op["high"]),
+                  interior=(0, *op["interior"]))
+
+
+@batch(T.gather)
+def _gather(op: Op, batched: Batched) -> list[Value]:
+    if batched[1] is not None:
+        return op.driver.looped(op, batched)
+    return _tenzr(op, [materialized(op, batched, 0), op.operands[1]], axis=op["axis"] + 1)
+
+
+@batch(T.take_along_axis)
+def _take_along_axis(op: Op, batched: Batched) -> list[Value]:
+    return _tenzr(op, [materialized(op, batched, 0), materialized(op, batched, 1)], axis=op["axis"] + 1)
+
+
+@batch(T.dynamic_slice)
+def _dynamic_slice(op: Op, batched: Batched) -> list[Value]:
+    if any(b is not None for b in batched[1:]):
+        return op.driver.looped(op, batched)
+    starts = list(op.operands[1:])
+    return _tenzr(op, [materialized(op, batched, 0), sh.zeros(spec_of(starts[0])), *starts],
+                  sizes=(_size(op), *op["sizes"]))
+
+
+@batch(T.dynamic_update_slice)
+def _dynamic_update_slice(op: Op, batched: Batched) -> list[Value]:
+    if any(b is not None for b in batched[2:]):
+        return op.driver.looped(op, batched)
+    starts = list(op.operands[2:])
+    return _tenzr(op, [materialized(op, batched, 0), materialized(op, batched, 1), sh.zeros(spec_of(starts[0])),
+                       *starts])
+
+
+@batch(T.convolution)
+def _convolution(op: Op, batched: Batched) -> list[Value]:
+    """The batch folded into the images (a batched kernel runs in the loop)."""
+    if batched[1] is not None:
+        return op.driver.looped(op, batched)
+    x, n = batched[0], _size(op)
+    assert x is not None
+    s = spec_of(x)
+    images = sh.reshape(x, (n * s.shape[1], *s.shape[2:]))
+    (out,) = _tenzr_unbatched(op, [images, op.operands[1]])
+    r = spec_of(out)
+    return [sh.reshape(out, (n, r.shape[0] // n, *r.shape[1:]))]
+
+
+def _tenzr_unbatched(op: Op, operands: Sequence[Value]) -> list[Value]:
+    assert op.opdef is not None
+    out = op.opdef(*operands, **op.attrs)
+    return out if isinstance(out, list) else [out]
+
+
+# --------------------------------------------------------------------------- StableHLO
+
+
+@batch(*sorted(sh.ELEMENTWISE))
+def _same_shape(op: Op, batched: Batched) -> list[Value]:
+    """Every operand with the batch (a scalar predicate or bound broadcast to the result)."""
+    n, shape = _size(op), op.result.shape
+    operands = []
+    for i, s in enumerate(op.specs):
+        value = materialized(op, batched, i)
+        if s.rank < len(shape):
+            value = sh.broadcast_in_dim(value, (n, *shape), [0])
+        operands.append(value)
+    return _rebuilt(op, operands)
+
+
+@batch(sh.broadcast_in_dim)
+def _broadcast_in_dim(op: Op, batched: Batched) -> list[Value]:
+    return [sh.broadcast_in_dim(materialized(op, batched, 0), (_size(op), *op.result.shape),
+                                (0, *_shifted(op["broadcast_dimensions"])))]
+
+
+@batch(sh.reshape)
+def _reshape(op: Op, batched: Batched) -> list[Value]:
+    return [sh.reshape(materialized(op, batched, 0), (_size(op), *op.result.shape))]
+
+
+@batch(sh.transpose)
+def _stablehlo_transpose(op: Op, batched: Batched) -> list[Value]:
+    return [sh.transpose(materialized(op, batched, 0), (0, *_shifted(op["permutation"])))]
+
+
+@batch(sh.reverse)
+def _stablehlo_reverse(op: Op, batched: Batched) -> list[Value]:
+    return [sh.reverse(materialized(op, batched, 0), _shifted(op["dimensions"]))]
+
+
+@batch(sh.slice_)
+def _stablehlo_slice(op: Op, batched: Batched) -> list[Value]:
+    return [sh.slice_(materialized(op, batched, 0), (0, *op["start_indices"]), (_size(op), *op["limit_indices"]),
+                      (1, *op["strides"]))]
+
+
+@batch(sh.concatenate)
+def _stablehlo_concatenate(op: Op, batched: Batched) -> list[Value]:
+    return [sh.concatenate([materialized(op, batched, i) for i in range(len(op.operands))], op["dimension"] + 1)]
+
+
+@batch(sh.pad)
+def _stablehlo_pad(op: Op, batched: Batched) -> list[Value]:
+    if batched[1] is not None:
+        return op.driver.looped(op, batched)
+    return [sh.pad(materialized(op, batched, 0), op.operands[1], (0, *op["edge_padding_low"]),
+                   (0, *op["edge_padding_high"]), (0, *op["interior_padding"]))]
+
+
+@batch(sh.reduce)
+def _stablehlo_reduce(op: Op, batched: Batched) -> list[Value]:
+    """A reduce of batched operands from unbatched initial values (else the loop)."""
+    half = len(op.operands) // 2
+    if any(b is not None for b in batched[half:]):
+        return op.driver.looped(op, batched)
+    operands = [materialized(op, batched, i) for i in range(half)] + list(op.operands[half:])
+    return _rebuilt(op, operands, dimensions=_i64s(_shifted(op["dimensions"])))
+
+
+@batch(sh.dot_general)
+def _dot_general(op: Op, batched: Batched) -> list[Value]:
+    """Both batched: one more batching dimension. One batched: its batch dimension is a free
+    one, moved to the front of the result."""
+    dims = op["dot_dimension_numbers"]
+    a, b = batched
+    if a is not None and b is not None:
+        return [sh.dot_general(a, b, ((0, *_shifted(dims.lhs_batch)), (0, *_shifted(dims.rhs_batch))),
+                               (_shifted(dims.lhs_contracting), _shifted(dims.rhs_contracting)))]
+    if a is not None:
+        out = sh.dot_general(a, op.operands[1], (_shifted(dims.lhs_batch), dims.rhs_batch),
+                             (_shifted(dims.lhs_contracting), dims.rhs_contracting))
+        at = len(dims.lhs_batch)
+    else:
+        assert b is not None
+        out = sh.dot_general(op.operands[0], b, (dims.lhs_batch, _shifted(dims.rhs_batch)),
+                             (dims.lhs_contracting, _shifted(dims.rhs_contracting)))
+        free_a = op.specs[0].rank - len(dims.lhs_batch) - len(dims.lhs_contracting)
+        at = len(dims.lhs_batch) + free_a
+    rank = spec_of(out).rank
+    return [sh.transpose(out, (at, *(d for d in range(rank) if d != at)))]
