@@ -85,14 +85,13 @@ class Stack(RegionDriver):
 
         def body(xs: list[Value]) -> list[Value]:
             i, buffers = xs[0], xs[1:]
+            operands = {k: row(b, i, spec_of(operation.operands[k])) for k, b in enumerate(batched) if b is not None}
+            inner = {value: row(self.batched[value], i, spec_of(value)) for value in captured}
             copy = operation.clone()
-            for k, b in enumerate(batched):
-                if b is not None:
-                    copy.operands[k] = row(b, i, spec_of(operation.operands[k]))
-            for value in captured:
-                slice_ = row(self.batched[value], i, spec_of(value))
+            for k, value in operands.items():
+                copy.operands[k] = value
+            for value, slice_ in inner.items():
                 _replace_inside(copy, value, slice_)
-                copy.move_after(sh.producer(slice_))
             return [sh.add(i, sh.full(I32, 1)), *(store(b, i, r) for b, r in zip(buffers, copy.results, strict=True))]
 
         start = [sh.full(I32, 0), *(sh.zeros(stacked(s, self.size)) for s in results)]

@@ -4,7 +4,8 @@ For `@f(args) -> ys` it adds, keeping `@f`, `@f_jvp(args, tangents...) -> (ys...
 ydots...)`: one tangent per `wrt` argument (by default every floating-point one) and one
 per result (zeros for integer results). With `width=n` the tangents (and the result
 tangents) have a leading dimension n, so that n directions (a Jacobian's columns) are one
-program: what does not depend on the tangents runs once, the rest once per direction.
+program: tenzr-batch batches the JVP over its tangents, and what does not depend on them
+runs once.
 
 The function is cloned and its calls inlined (those to a `tenzr.custom_jvp` function call
 its rule; a `tenzr.custom_vjp` function has no JVP). The forward walk visits the ops in
@@ -28,10 +29,10 @@ from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.types import TensorSpec, spec_of, spec_of_type
 from tenzr.passes import stablehlo as sh
-from tenzr.passes.batch_loop import map_arguments
 from tenzr.passes.regions import RegionDriver, dce_everywhere, function_type, has_uses, name_of, set_results
 from tenzr.passes.registry import Pass, register
 from tenzr.passes.rules import JVP_RULES, NO_DERIVATIVE, TRANSPOSED, VJP_RULES
+from tenzr.passes.tenzr_batch import batch_function
 from tenzr.passes.tenzr_grad import (
     CHECKPOINT,
     CUSTOM_JVP,
@@ -238,13 +239,11 @@ def jvp_function(module: ir.Operation, name: str, wrt: Sequence[int] = (), width
     dce_everywhere(new)
     if width is None:
         return new
-    n_args = len(ftype.inputs)
-    batched = map_arguments(funcs, module, new, list(range(n_args, n_args + len(wrt))), width,
-                            list(range(len(outputs), 2 * len(outputs))))
-    funcs.pop(new_name)
+    n_args, n_results = len(ftype.inputs), len(outputs)
+    batched = batch_function(module, new_name, [*[None] * n_args, *[0] * len(wrt)], width,
+                             [*[None] * n_results, *[0] * n_results])
     new.erase()
     batched.attributes["sym_name"] = ir.StringAttr.get(new_name)
-    funcs[new_name] = batched
     return batched
 
 

@@ -60,7 +60,7 @@ def _rebuilt(op: Op, operands: Sequence[Value], **changed: ir.Attribute) -> list
     attributes `changed` (its regions move over)."""
     operation = op.operation
     assert operation is not None
-    attributes = {a.name: a.attr for a in operation.attributes}
+    attributes = {name: operation.attributes[name] for name in operation.attributes}
     attributes.update(changed)
     results = [ir_type(stacked(s, _size(op))) for s in op.results]
     new = ir.Operation.create(operation.name, results=results, operands=list(operands), attributes=attributes,

@@ -4,7 +4,7 @@ and signatures.
 Like every transformation they are traceable (see `transforms`): `jvp` traces the function
 and adds its `tenzr-jvp` pushforward to the module; `jacfwd` pushes the identity's n
 columns through one program (tenzr-jvp's `width=n`), `jacrev` pulls the output's rows
-back through one (the vjp mapped over its cotangents), and `hessian` is `jacfwd` of
+back through one (the vjp batched over its cotangents), and `hessian` is `jacfwd` of
 `jacrev`, forward over reverse, as in JAX.
 """
 
@@ -17,12 +17,11 @@ from typing import Any
 import numpy as np
 
 from tenzr.core import Array, ShapeDtype, api_boundary, asarray, current_trace
-from tenzr.dialect.context import functions
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.types import numpy_dtype
-from tenzr.passes.batch_loop import map_arguments
 from tenzr.passes.regions import function_type, name_of
+from tenzr.passes.tenzr_batch import batch_function
 from tenzr.passes.tenzr_grad import CUSTOM_JVP, differentiate
 from tenzr.passes.tenzr_jvp import jvp_function
 from tenzr.pytree import TreeDef, flatten, unflatten
@@ -238,9 +237,8 @@ class _Jacobian(Traceable):
         pullback = differentiate(trace.module, traced.name, wrt, "vjp")
         n_args = len(function_type(pullback).inputs)
         n_results = len(out_specs)
-        cotangents = list(range(n_args - n_results, n_args))
-        derived = map_arguments(functions(trace.module), trace.module, pullback, cotangents, m,
-                                list(range(n_results, n_results + len(wrt))))
+        derived = batch_function(trace.module, name_of(pullback), [*[None] * (n_args - n_results), *[0] * n_results],
+                                 m, [*[None] * n_results, *[0] * len(wrt)])
         seeds = [_basis(m, at, s.shape, numpy_dtype(s.dtype))
                  for at, s in zip(_offsets(sizes), out_specs[:n_out], strict=True)]
         seeds += [asarray(np.zeros((m, *s.shape), numpy_dtype(s.dtype))) for s in out_specs[n_out:]]
