@@ -92,7 +92,8 @@ def _broadcasting(op: Op, batched: Batched) -> list[Value]:
 
 @batch(T.reduce_sum, T.reduce_prod, T.reduce_max, T.reduce_min)
 def _reduction(op: Op, batched: Batched) -> list[Value]:
-    return _tenzr(op, [materialized(op, batched, 0)], axes=_shifted(op["axes"]))
+    axes = op["axes"] or range(op.specs[0].rank)  # (empty axes reduce all)
+    return _tenzr(op, [materialized(op, batched, 0)], axes=_shifted(axes))
 
 
 @batch(T.argmax, T.argmin, T.argsort, T.sort)
@@ -276,3 +277,16 @@ def _dot_general(op: Op, batched: Batched) -> list[Value]:
         at = len(dims.lhs_batch) + free_a
     rank = spec_of(out).rank
     return [sh.transpose(out, (at, *(d for d in range(rank) if d != at)))]
+
+
+@batch(sh.gather)
+def _stablehlo_gather(op: Op, batched: Batched) -> list[Value]:
+    """One more batching dimension, shared by the operand and the indices (each broadcast
+    to the batch if it has none)."""
+    dims = op["dimension_numbers"]
+    return [sh.gather(materialized(op, batched, 0), materialized(op, batched, 1),
+                      offset_dims=_shifted(dims.offset_dims), collapsed_slice_dims=_shifted(dims.collapsed_slice_dims),
+                      operand_batching_dims=(0, *_shifted(dims.operand_batching_dims)),
+                      start_indices_batching_dims=(0, *_shifted(dims.start_indices_batching_dims)),
+                      start_index_map=_shifted(dims.start_index_map), index_vector_dim=dims.index_vector_dim + 1,
+                      slice_sizes=(1, *op["slice_sizes"]))]

@@ -249,3 +249,46 @@ def check_jvp(program: Program, index: int, row: Row) -> None:
         reverse = float(sum(np.sum(g * d) for g, d in zip(grads, v, strict=True)))
         assert abs(forward - reverse) <= 1e-10 * (abs(forward) + abs(reverse)) + 1e-12, (
             f"{row.name}: <jvp(v), u> = {forward!r} but <v, vjp(u)> = {reverse!r}")
+
+
+BATCH = 3
+"""The batch size of the batching tests."""
+
+
+def batched_inputs(row: Row) -> list[np.ndarray]:
+    """BATCH versions of each input, stacked: permutations of its elements (so values stay
+    in the op's domain and indices in range)."""
+    rng = rng_for(row.name + "/batch")
+    return [np.stack([rng.permutation(a.ravel()).reshape(a.shape) for _ in range(BATCH)]) for a in row.inputs]
+
+
+def compile_batch_rows(rows: Sequence[Row]) -> Program:
+    """For each row, `@rN`, `@rN_batch` (tenzr-batch, every argument batched at 0) and
+    `@rN_first_batch` (only the first argument batched, at its last axis)."""
+    from tenzr.passes.tenzr_batch import batch_function
+
+    target = Target()
+    with make_context():
+        module = new_module()
+        for i, row in enumerate(rows):
+            build_function(module, f"r{i}", [spec_of_array(a) for a in row.inputs], row.build)
+            batch_function(module, f"r{i}", [0] * len(row.inputs), BATCH)
+            build_function(module, f"r{i}_first", [spec_of_array(a) for a in row.inputs], row.build)
+            batch_function(module, f"r{i}_first", [-1, *[None] * (len(row.inputs) - 1)], BATCH)
+        lower_to_stablehlo(module, target)
+        text = str(module)
+    return Program(compile_stablehlo(text, target), target)
+
+
+def check_batch(program: Program, index: int, row: Row) -> None:
+    """The batched op against the op run on each element: every operand batched, then the
+    first alone (batched along its last axis, the others as they are)."""
+    inputs = batched_inputs(row)
+    (got,) = program(f"r{index}_batch", *inputs)
+    want = np.stack([program(f"r{index}", *(a[k] for a in inputs))[0] for k in range(BATCH)])
+    assert got.shape == want.shape and got.dtype == want.dtype, (row.name, got.shape, want.shape)
+    np.testing.assert_array_equal(got, want, err_msg=row.name)
+    first = np.moveaxis(inputs[0], 0, -1)
+    (got,) = program(f"r{index}_first_batch", first, *row.inputs[1:])
+    want = np.stack([program(f"r{index}", first[..., k], *row.inputs[1:])[0] for k in range(BATCH)])
+    np.testing.assert_array_equal(got, want, err_msg=f"{row.name}, the first operand batched")
