@@ -20,6 +20,7 @@ from typing import ClassVar
 from tenzr.dialect.context import body_ops, captured_values, functions, module_body
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import Value, ir
+from tenzr.dialect.opdef import Op
 from tenzr.dialect.types import TensorSpec, ir_type, spec_of, spec_of_type
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.regions import RegionDriver, dce_everywhere, function_type, has_uses, set_results
@@ -72,10 +73,10 @@ class Stack(RegionDriver):
         if op.name == "func.call":
             op.erase()  # (its copies in the loop replace it)
 
-    def looped(self, op: ir.Operation | object, batched: Sequence[Value | None]) -> list[Value]:
+    def looped(self, op: Op, batched: Sequence[Value | None]) -> list[Value]:
         """The op run once per batch element: a loop over the batch that slices the
         batched operands (and the batched values its regions capture)."""
-        operation = op.operation  # type: ignore[attr-defined]
+        operation = op.operation
         assert operation is not None
         captured = [v for v in captured_values(operation) if v in self.batched] if len(operation.regions) else []
         results = [spec_of(r) for r in operation.results]

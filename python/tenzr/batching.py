@@ -52,7 +52,8 @@ class _Vmapped(Traceable):
         if isinstance(in_axes, list):
             in_axes = tuple(in_axes)  # (JAX reads a list as a tuple here)
         axes = _leaf_axes("arguments", in_axes, args, "in_axes")
-        sizes, examples = set(), []
+        sizes: set[int] = set()
+        examples: list[Any] = []
         for leaf, axis in zip(leaves, axes, strict=True):
             if axis is None:
                 examples.append(leaf)
