@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from forward import medians, show  # noqa: E402
+from forward import medians, show
 
-import tenzr as tz  # noqa: E402
+import tenzr as tz
 
 
 def loss(np_, nn):
