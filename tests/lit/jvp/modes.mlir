@@ -24,16 +24,17 @@
 // WRT: %[[E:.*]] = "tenzr.exp"(%[[Y]])
 // WRT: stablehlo.multiply %[[DY]], %[[E]]
 
-// width=4: the tangents have four directions; the outputs run once, before a loop that
-// computes the tangent of each direction.
+// width=4: the tangents have four directions, batched by tenzr-batch: the tangent ops
+// take the directions as a leading dimension (the primal operands broadcast against it,
+// no loop), and the outputs run once.
 // WIDTH-LABEL: func.func @f_jvp
-// WIDTH-SAME: (%{{.*}}: tensor<3xf32>, %{{.*}}: tensor<3xi32>, %{{.*}}: tensor<3xf32>, %{{.*}}: tensor<4x3xf32>, %{{.*}}: tensor<4x3xf32>)
+// WIDTH-SAME: (%[[X:.*]]: tensor<3xf32>, %{{.*}}: tensor<3xi32>, %{{.*}}: tensor<3xf32>, %[[DX:.*]]: tensor<4x3xf32>, %{{.*}}: tensor<4x3xf32>)
 // WIDTH-SAME: -> (tensor<f32>, tensor<4xf32>)
-// WIDTH: %[[S:.*]] = "tenzr.reduce_sum"
-// WIDTH: %[[LOOP:.*]]:2 = stablehlo.while
-// WIDTH: stablehlo.dynamic_slice
-// WIDTH: stablehlo.dynamic_update_slice
-// WIDTH: return %[[S]], %[[LOOP]]#1
+// WIDTH-NOT: stablehlo.while
+// WIDTH: "tenzr.mul"(%[[DX]], %[[X]]) : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+// WIDTH: %[[DS:.*]] = "tenzr.reduce_sum"(%{{.*}}) {axes = array<i64: 1>, keepdims = false} : (tensor<4x3xf32>) -> tensor<4xf32>
+// WIDTH: %[[S:.*]] = "tenzr.reduce_sum"(%{{.*}}) : (tensor<3xf32>) -> tensor<f32>
+// WIDTH: return %[[S]], %[[DS]]
 
 func.func @f(%x: tensor<3xf32>, %n: tensor<3xi32>, %y: tensor<3xf32>) -> tensor<f32> {
   %0 = "tenzr.mul"(%x, %x) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
