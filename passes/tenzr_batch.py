@@ -177,15 +177,14 @@ def batch_function(module: ir.Operation, name: str, in_axes: Sequence[int | None
             results.append(_moved(b, 0, axis) if axis else b)
     set_results(new, results)
     dce_everywhere(new)
-    for i in sorted(given, reverse=True):
+    for i in given:
         if has_uses(args[i]):
             raise TenzrError(f"internal error: tenzr-batch left a use of argument {i} of '@{name}'", f.location)
-        args[i].replace_all_uses_with(given[i])
     order = [given.get(i, args[i]) for i in range(len(args))]
     for i in sorted(given, reverse=True):
         block.erase_argument(i)
     _reorder_arguments(new, order)
-    set_results(new, results)
+    set_results(new, results)  # (again: the arguments changed)
     return new
 
 
