@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tenzr.dialect.context import body_ops, is_inside, module_body
+from tenzr.dialect.context import body_ops, functions, is_inside, module_body
+from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.functions import inline_call
 from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.ops import OPS
@@ -40,6 +41,35 @@ def set_results(func: ir.Operation, results: Sequence[Value]) -> None:
     ret.erase()
     inputs = [a.type for a in func.regions[0].blocks[0].arguments]
     func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, [v.type for v in results]))
+
+
+def function_to_derive(module: ir.Operation, name: str, new_name: str,
+                       pass_name: str) -> tuple[dict[str, ir.Operation], ir.Operation]:
+    """(the module's functions, `@name`), checked: it exists, has a body, and `@new_name`
+    (the function a transformation adds) does not exist yet."""
+    funcs = functions(module)
+    if name not in funcs:
+        known = ", ".join(f"@{n}" for n in funcs) or "none"
+        raise TenzrError(f"{pass_name}: no function named '@{name}' (functions: {known})")
+    f = funcs[name]
+    if new_name in funcs:
+        raise TenzrError(f"{pass_name}: '@{new_name}' already exists", funcs[new_name].location)
+    if not f.regions[0].blocks:
+        raise TenzrError(f"{pass_name}: '@{name}' is external (it has no body)", f.location)
+    return funcs, f
+
+
+def replace_body_with_call(func: ir.Operation, callee: str) -> None:
+    """Makes `func`'s body one call of `@callee` with its arguments (a clone of a function
+    with a custom rule calls the original, so the transformation uses the rule)."""
+    block = func.regions[0].blocks[0]
+    for op in reversed(body_ops(func)):
+        op.erase()
+    with ir.InsertionPoint(block), func.location:
+        results = list(function_type(func).results)
+        call = ir.Operation.create("func.call", results=results, operands=list(block.arguments),
+                                   attributes={"callee": ir.FlatSymbolRefAttr.get(callee)})
+        ir.Operation.create("func.return", results=[], operands=list(call.results))
 
 
 def fresh_name(funcs: dict[str, ir.Operation], base: str) -> str:

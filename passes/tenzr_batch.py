@@ -23,7 +23,7 @@ from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.types import TensorSpec, ir_type, spec_of, spec_of_type
 from tenzr.passes import stablehlo as sh
-from tenzr.passes.regions import RegionDriver, dce_everywhere, function_type, has_uses, set_results
+from tenzr.passes.regions import RegionDriver, dce_everywhere, function_to_derive, function_type, has_uses, set_results
 from tenzr.passes.registry import Pass, register
 from tenzr.passes.rules import BATCH_RULES, LOOPED
 from tenzr.passes.rules.batching import stacked
@@ -113,16 +113,8 @@ def batch_function(module: ir.Operation, name: str, in_axes: Sequence[int | None
                    out_axes: Sequence[int | None] | None = None) -> ir.Operation:
     """Adds `@{name}_batch` to `module` (see the module docstring) and returns it. An
     `out_axes` entry None keeps a result unbatched (it must not depend on the batch)."""
-    funcs = functions(module)
-    if name not in funcs:
-        known = ", ".join(f"@{n}" for n in funcs) or "none"
-        raise TenzrError(f"tenzr-batch: no function named '@{name}' (functions: {known})")
-    f = funcs[name]
     new_name = f"{name}_batch"
-    if new_name in funcs:
-        raise TenzrError(f"tenzr-batch: '@{new_name}' already exists", funcs[new_name].location)
-    if not f.regions[0].blocks:
-        raise TenzrError(f"tenzr-batch: '@{name}' is external (it has no body)", f.location)
+    funcs, f = function_to_derive(module, name, new_name, "tenzr-batch")
     ftype = function_type(f)
     specs = [spec_of_type(t) for t in ftype.inputs]
     if len(in_axes) != len(specs):

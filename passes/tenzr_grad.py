@@ -32,7 +32,15 @@ from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.ops import OPS
 from tenzr.dialect.types import TensorSpec, spec_of, spec_of_type
 from tenzr.passes import stablehlo as sh
-from tenzr.passes.regions import RegionDriver, dce_everywhere, function_type, name_of, set_results
+from tenzr.passes.regions import (
+    RegionDriver,
+    dce_everywhere,
+    function_to_derive,
+    function_type,
+    name_of,
+    replace_body_with_call,
+    set_results,
+)
 from tenzr.passes.registry import Pass, register
 from tenzr.passes.rules import NO_DERIVATIVE, VJP_RULES
 from tenzr.passes.views import view
@@ -334,16 +342,8 @@ def differentiate(module: ir.Operation, name: str, wrt: Sequence[int] = (), mode
     """
     if mode not in MODES:
         raise TenzrError(f"tenzr-grad: unknown mode '{mode}' (choose one of: {', '.join(MODES)})")
-    funcs = functions(module)
-    if name not in funcs:
-        known = ", ".join(f"@{n}" for n in funcs) or "none"
-        raise TenzrError(f"tenzr-grad: no function named '@{name}' (functions: {known})")
-    f = funcs[name]
     new_name = f"{name}_{mode}"
-    if new_name in funcs:
-        raise TenzrError(f"tenzr-grad: '@{new_name}' already exists", funcs[new_name].location)
-    if not f.regions[0].blocks:
-        raise TenzrError(f"tenzr-grad: '@{name}' is external (it has no body)", f.location)
+    funcs, f = function_to_derive(module, name, new_name, "tenzr-grad")
     if len(f.regions[0].blocks) > 1:
         raise TenzrError(f"tenzr-grad: '@{name}' has control flow (several blocks), which cannot be differentiated; "
                          "use tenzr.select for branches", f.location)
@@ -360,7 +360,7 @@ def differentiate(module: ir.Operation, name: str, wrt: Sequence[int] = (), mode
             del new.attributes[attribute]
     block = new.regions[0].blocks[0]
     if custom_vjp_of(f) is not None:
-        _replace_body_with_call(block, name, ftype)
+        replace_body_with_call(new, name)
     funcs[new_name] = new
     inline_calls(new, funcs, _has_rule)
 
@@ -434,16 +434,6 @@ def _check_seeded(f: ir.Operation, name: str, mode: str, seeded: Sequence[int] |
                              f"'@{name}' has type {s or 'non-tensor'} (use mode=vjp for non-scalar outputs)",
                              f.location)
     return list(seeded)
-
-
-def _replace_body_with_call(block: ir.Block, name: str, ftype: ir.FunctionType) -> None:
-    """Makes a clone of a custom-VJP function call the original, so the sweep uses `@bwd`."""
-    for op in reversed(body_ops(block.owner)):
-        op.erase()
-    with ir.InsertionPoint(block), block.owner.location:
-        call = ir.Operation.create("func.call", results=list(ftype.results), operands=list(block.arguments),
-                                   attributes={"callee": ir.FlatSymbolRefAttr.get(name)})
-        ir.Operation.create("func.return", results=[], operands=list(call.results))
 
 
 @register

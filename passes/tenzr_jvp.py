@@ -29,7 +29,16 @@ from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.types import TensorSpec, spec_of, spec_of_type
 from tenzr.passes import stablehlo as sh
-from tenzr.passes.regions import RegionDriver, dce_everywhere, function_type, has_uses, name_of, set_results
+from tenzr.passes.regions import (
+    RegionDriver,
+    dce_everywhere,
+    function_to_derive,
+    function_type,
+    has_uses,
+    name_of,
+    replace_body_with_call,
+    set_results,
+)
 from tenzr.passes.registry import Pass, register
 from tenzr.passes.rules import JVP_RULES, NO_DERIVATIVE, TRANSPOSED, VJP_RULES
 from tenzr.passes.tenzr_batch import batch_function
@@ -190,16 +199,8 @@ class Push(RegionDriver):
 
 def jvp_function(module: ir.Operation, name: str, wrt: Sequence[int] = (), width: int | None = None) -> ir.Operation:
     """Adds `@{name}_jvp` to `module` (see the module docstring) and returns it."""
-    funcs = functions(module)
-    if name not in funcs:
-        known = ", ".join(f"@{n}" for n in funcs) or "none"
-        raise TenzrError(f"tenzr-jvp: no function named '@{name}' (functions: {known})")
-    f = funcs[name]
     new_name = f"{name}_jvp"
-    if new_name in funcs:
-        raise TenzrError(f"tenzr-jvp: '@{new_name}' already exists", funcs[new_name].location)
-    if not f.regions[0].blocks:
-        raise TenzrError(f"tenzr-jvp: '@{name}' is external (it has no body)", f.location)
+    funcs, f = function_to_derive(module, name, new_name, "tenzr-jvp")
     if width is not None and width < 1:
         raise TenzrError(f"tenzr-jvp: width must be at least 1, got {width}")
     ftype = function_type(f)
@@ -215,7 +216,7 @@ def jvp_function(module: ir.Operation, name: str, wrt: Sequence[int] = (), width
             del new.attributes[attribute]
     funcs[new_name] = new
     if CUSTOM_JVP in f.attributes:
-        _replace_body_with_call(new, name, ftype)
+        replace_body_with_call(new, name)
     inline_calls(new, funcs, _keeps_call)
 
     block = new.regions[0].blocks[0]
@@ -245,17 +246,6 @@ def jvp_function(module: ir.Operation, name: str, wrt: Sequence[int] = (), width
     new.erase()
     batched.attributes["sym_name"] = ir.StringAttr.get(new_name)
     return batched
-
-
-def _replace_body_with_call(func: ir.Operation, name: str, ftype: ir.FunctionType) -> None:
-    """Makes a clone of a custom-JVP function call the original, so the walk uses its rule."""
-    block = func.regions[0].blocks[0]
-    for op in reversed(body_ops(func)):
-        op.erase()
-    with ir.InsertionPoint(block), func.location:
-        call = ir.Operation.create("func.call", results=list(ftype.results), operands=list(block.arguments),
-                                   attributes={"callee": ir.FlatSymbolRefAttr.get(name)})
-        ir.Operation.create("func.return", results=[], operands=list(call.results))
 
 
 @register
