@@ -87,9 +87,7 @@ def compile_second_order_rows(rows: Sequence[Row]) -> Program:
     from tenzr.dialect.ir_imports import ir
     from tenzr.dialect.types import spec_of_type
 
-    target = Target()
-    with make_context():
-        module = new_module()
+    def add(module) -> None:
         for i, row in enumerate(rows):
             inputs = [as_f64(a) for a in row.inputs]
             wrt = wrt_of(row, inputs)
@@ -101,6 +99,16 @@ def compile_second_order_rows(rows: Sequence[Row]) -> Program:
             build_function(module, f"r{i}_obj", [*specs, spec_of_type(vjp_type.results[0]), *cts],
                            _dotted_vjp(f"r{i}_vjp", vjp_type, len(inputs)))
             differentiate(module, f"r{i}_obj", wrt, "grad")
+
+    return _cpu_program(add)
+
+
+def _cpu_program(add: Callable[[object], None]) -> Program:
+    """A module filled by `add(module)`, lowered and compiled for the CPU."""
+    target = Target()
+    with make_context():
+        module = new_module()
+        add(module)
         lower_to_stablehlo(module, target)
         text = str(module)
     return Program(compile_stablehlo(text, target), target)
@@ -205,18 +213,15 @@ def compile_jvp_rows(rows: Sequence[Row]) -> Program:
     """For each row, `@rN`, its JVP `@rN_jvp` (tenzr-jvp) and its VJP `@rN_vjp`, in float64."""
     from tenzr.passes.tenzr_jvp import jvp_function
 
-    target = Target()
-    with make_context():
-        module = new_module()
+    def add(module) -> None:
         for i, row in enumerate(rows):
             inputs = [as_f64(a) for a in row.inputs]
             wrt = wrt_of(row, inputs)
             build_function(module, f"r{i}", [spec_of_array(a) for a in inputs], row.build)
             jvp_function(module, f"r{i}", wrt)
             differentiate(module, f"r{i}", wrt, "vjp")
-        lower_to_stablehlo(module, target)
-        text = str(module)
-    return Program(compile_stablehlo(text, target), target)
+
+    return _cpu_program(add)
 
 
 def check_jvp(program: Program, index: int, row: Row) -> None:
@@ -267,17 +272,14 @@ def compile_batch_rows(rows: Sequence[Row]) -> Program:
     `@rN_first_batch` (only the first argument batched, at its last axis)."""
     from tenzr.passes.tenzr_batch import batch_function
 
-    target = Target()
-    with make_context():
-        module = new_module()
+    def add(module) -> None:
         for i, row in enumerate(rows):
             build_function(module, f"r{i}", [spec_of_array(a) for a in row.inputs], row.build)
             batch_function(module, f"r{i}", [0] * len(row.inputs), BATCH)
             build_function(module, f"r{i}_first", [spec_of_array(a) for a in row.inputs], row.build)
             batch_function(module, f"r{i}_first", [-1, *[None] * (len(row.inputs) - 1)], BATCH)
-        lower_to_stablehlo(module, target)
-        text = str(module)
-    return Program(compile_stablehlo(text, target), target)
+
+    return _cpu_program(add)
 
 
 def check_batch(program: Program, index: int, row: Row) -> None:
@@ -292,3 +294,15 @@ def check_batch(program: Program, index: int, row: Row) -> None:
     (got,) = program(f"r{index}_first_batch", first, *row.inputs[1:])
     want = np.stack([program(f"r{index}", first[..., k], *row.inputs[1:])[0] for k in range(BATCH)])
     np.testing.assert_array_equal(got, want, err_msg=f"{row.name}, the first operand batched")
+
+
+# f = Σ tanh(A w), whose gradient and Hessian the tools tests know in closed form:
+# ∇f = Aᵀ(1 - t²), H = Aᵀ diag(-2t(1 - t²)) A with t = tanh(A w).
+HESSIAN_SRC = """
+func.func @f(%a: tensor<4x3xf64>, %w: tensor<3x1xf64>) -> tensor<f64> {
+  %0 = "tenzr.matmul"(%a, %w) : (tensor<4x3xf64>, tensor<3x1xf64>) -> tensor<4x1xf64>
+  %1 = "tenzr.tanh"(%0) : (tensor<4x1xf64>) -> tensor<4x1xf64>
+  %2 = "tenzr.reduce_sum"(%1) : (tensor<4x1xf64>) -> tensor<f64>
+  return %2 : tensor<f64>
+}
+"""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from harness import HESSIAN_SRC
 
 import tenzr as tz
 
@@ -327,15 +328,6 @@ def test_bad_jvp_arguments_are_clear_errors():
 
 
 # --------------------------------------------------------------------------- the tools
-
-HESSIAN_SRC = """
-func.func @f(%a: tensor<4x3xf64>, %w: tensor<3x1xf64>) -> tensor<f64> {
-  %0 = "tenzr.matmul"(%a, %w) : (tensor<4x3xf64>, tensor<3x1xf64>) -> tensor<4x1xf64>
-  %1 = "tenzr.tanh"(%0) : (tensor<4x1xf64>) -> tensor<4x1xf64>
-  %2 = "tenzr.reduce_sum"(%1) : (tensor<4x1xf64>) -> tensor<f64>
-  return %2 : tensor<f64>
-}
-"""
 
 
 @pytest.mark.parametrize("width", [0, 3])

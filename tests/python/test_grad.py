@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from harness import HESSIAN_SRC
 
 from tenzr.compiler import compile_stablehlo, lower_to_stablehlo
 from tenzr.dialect import make_context, parse_module
@@ -332,16 +333,6 @@ def test_rematerialized_cones_keep_their_attributes():
     value, gx = program("g_value_and_grad", x)
     np.testing.assert_allclose(value, np.sum(np.where(x > 0, x * x, np.exp(x))), rtol=1e-12)
     np.testing.assert_allclose(gx, np.where(x > 0, 2 * x, np.exp(x)), rtol=1e-12)
-
-
-HESSIAN_SRC = """
-func.func @f(%a: tensor<4x3xf64>, %w: tensor<3x1xf64>) -> tensor<f64> {
-  %0 = "tenzr.matmul"(%a, %w) : (tensor<4x3xf64>, tensor<3x1xf64>) -> tensor<4x1xf64>
-  %1 = "tenzr.tanh"(%0) : (tensor<4x1xf64>) -> tensor<4x1xf64>
-  %2 = "tenzr.reduce_sum"(%1) : (tensor<4x1xf64>) -> tensor<f64>
-  return %2 : tensor<f64>
-}
-"""
 
 
 def test_the_tools_take_a_gradient_of_a_gradient(tmp_path):
