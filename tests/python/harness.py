@@ -262,9 +262,16 @@ BATCH = 3
 
 def batched_inputs(row: Row) -> list[np.ndarray]:
     """BATCH versions of each input, stacked: permutations of its elements (so values stay
-    in the op's domain and indices in range)."""
+    in the op's domain and indices in range); an integer scalar (a start index) moves by
+    -1, 0, +1 ..., so each element slices somewhere else."""
     rng = rng_for(row.name + "/batch")
-    return [np.stack([rng.permutation(a.ravel()).reshape(a.shape) for _ in range(BATCH)]) for a in row.inputs]
+
+    def versions(a: np.ndarray) -> np.ndarray:
+        if a.ndim == 0 and a.dtype.kind == "i":
+            return a + np.arange(BATCH, dtype=a.dtype) - 1
+        return np.stack([rng.permutation(a.ravel()).reshape(a.shape) for _ in range(BATCH)])
+
+    return [versions(a) for a in row.inputs]
 
 
 def compile_batch_rows(rows: Sequence[Row]) -> Program:

@@ -438,6 +438,13 @@ def _unary_builder(fn):
     return lambda a: fn(a[0])
 
 
+def _values_plus_indices(values, indices):
+    """One result from top_k's two."""
+    from tenzr.passes import stablehlo as sh
+
+    return sh.add(values, sh.convert(indices, sh.spec(values).dtype))
+
+
 def stablehlo_rows() -> list[Row]:
     """StableHLO ops as tenzr-grad meets them in its own output (grad of grad) and in
     imported modules: each built directly with the emitter, differentiated by its rule."""
@@ -480,6 +487,10 @@ def stablehlo_rows() -> list[Row]:
             [randn("ds", 4, 4)]),
         Row("sh.dynamic_update_slice", lambda a: sh.dynamic_update_slice(a[0], a[1], [_sh_index(0), _sh_index(1)]),
             [randn("dus", 3, 4), randn("dut", 2, 2)]),
+        Row("sh.dynamic_slice_traced_starts", lambda a: sh.dynamic_slice(a[0], [a[1], a[2]], (2, 3)),
+            [randn("dst", 4, 4), np.array(1, i32), np.array(3, i32)]),
+        Row("sh.dynamic_update_slice_traced_starts", lambda a: sh.dynamic_update_slice(a[0], a[1], [a[2], a[3]]),
+            [randn("dust", 3, 4), randn("duu", 2, 2), np.array(2, i32), np.array(0, i32)]),
         Row("sh.optimization_barrier", lambda a: sh.multiply(*sh.optimization_barrier(a[0], a[1])),
             [randn("ob", 3), randn("oc", 3)]),
         Row("sh.convolution_nhwc_hwio", lambda a: sh.convolution(
@@ -501,6 +512,13 @@ def stablehlo_rows() -> list[Row]:
             a[0], _sh_indices([[[1], [1], [0]], [[3], [2], [3]]]), offset_dims=[], collapsed_slice_dims=[1],
             operand_batching_dims=[0], start_indices_batching_dims=[0], start_index_map=[1], index_vector_dim=2,
             slice_sizes=[1, 1]), [randn("gb", 2, 4)]),
+        Row("sh.gather_traced_indices", lambda a: sh.gather(
+            a[0], a[1], offset_dims=[1], collapsed_slice_dims=[0], start_index_map=[0], index_vector_dim=1,
+            slice_sizes=[1, 4]), [randn("gti", 3, 4), np.array([[2], [0], [2], [1]], i32)]),
+        Row("sh.scatter_add_traced_indices", lambda a: sh.scatter(
+            a[0], a[1], a[2], update_window_dims=[1], inserted_window_dims=[0], scatter_dims_to_operand_dims=[0],
+            index_vector_dim=1, combiner="add"),
+            [randn("sti", 3, 2), np.array([[1], [1], [2], [0]], i32), randn("stu", 4, 2)]),
         # scatters as JAX writes x.at[idx].add / .set: duplicates, and a window out of range (dropped)
         Row("sh.scatter_add", lambda a: sh.scatter(
             a[0], _sh_indices([[1], [1], [5], [0]]), a[1], update_window_dims=[1], inserted_window_dims=[0],
@@ -546,6 +564,9 @@ def stablehlo_rows() -> list[Row]:
         Row("sh.reduce_window_cumprod_zeros", lambda a: sh.reduce_window(
             a[0], 1, _window((1, 4), padding=((0, 0), (3, 0))), "multiply"),
             [randn("rwp", 2, 4) * np.array([[1, 0, 1, 1], [0, 1, 0, 1]], f32)]),
+        Row("sh.sort_with_a_payload", lambda a: sh.add(*sh.sort([a[0], a[1]], 0, descending=True)),
+            [randn("sos", 4, 3), randn("sop", 4, 3)]),
+        Row("chlo.top_k", lambda a: _values_plus_indices(*sh.top_k(a[0], 2)), [randn("tpk", 3, 5)]),
         Row("sh.tan", lambda a: sh.tan(a[0]), [randn("tan", 2, 3) * 0.5]),
         Row("sh.atan2", lambda a: sh.atan2(a[0], a[1]), [randn("at2y", 2, 3), randn("at2x", 2, 3)]),
         Row("sh.cbrt", lambda a: sh.cbrt(a[0]), [positive("cbrt", 2, 3)]),

@@ -29,13 +29,11 @@ func.func @f(%x: tensor<3xf32>, %w: tensor<3xf32>) -> tensor<f32> {
 // AXES-SAME: (%[[X:.*]]: tensor<2x4xf32>, %[[W:.*]]: tensor<4x2x3xf32>) -> tensor<4x3xf32>
 // AXES: %[[XT:.*]] = stablehlo.transpose %[[X]], dims = [1, 0]
 // AXES: stablehlo.dot_general %[[XT]], %[[W]], batching_dims = [0] x [0], contracting_dims = [1] x [1]
-// The loop: a sort (no rule of its own for several operands) runs per element.
+// A sort sorts one dimension further; a convolution with a batched kernel runs per element.
 // CHECK-LABEL: func.func @f_batch
 // CHECK: stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [1] x [0] : (tensor<4x2xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
-// CHECK: stablehlo.while
-// CHECK: stablehlo.dynamic_slice
 // CHECK: "stablehlo.sort"
-// CHECK: stablehlo.dynamic_update_slice
+// CHECK: dimension = 1 : i64
 func.func @f(%x: tensor<2xf32>, %w: tensor<2x3xf32>) -> tensor<3xf32> {
   %0 = stablehlo.dot_general %x, %w, contracting_dims = [0] x [0] : (tensor<2xf32>, tensor<2x3xf32>) -> tensor<3xf32>
   %1 = "stablehlo.sort"(%0) ({
@@ -44,4 +42,23 @@ func.func @f(%x: tensor<2xf32>, %w: tensor<2x3xf32>) -> tensor<3xf32> {
     stablehlo.return %c : tensor<i1>
   }) {dimension = 0 : i64} : (tensor<3xf32>) -> tensor<3xf32>
   return %1 : tensor<3xf32>
+}
+
+// -----
+
+// A convolution of the batched images with an unbatched kernel merges the batch into the
+// images' batch dimension; one whose kernel is batched too runs once per element.
+// CHECK-LABEL: func.func @f_batch
+// CHECK: %[[M:.*]] = stablehlo.reshape %{{.*}} : (tensor<4x1x1x4xf32>) -> tensor<4x1x4xf32>
+// CHECK: stablehlo.convolution(%[[M]], %{{.*}}){{.*}} : (tensor<4x1x4xf32>, tensor<1x1x2xf32>) -> tensor<4x1x3xf32>
+// CHECK: stablehlo.while
+// CHECK: stablehlo.dynamic_slice
+// CHECK: stablehlo.convolution
+// CHECK: stablehlo.dynamic_update_slice
+func.func @f(%x: tensor<1x1x4xf32>, %w: tensor<1x1x2xf32>) -> tensor<1x1x3xf32> {
+  %0 = "stablehlo.convolution"(%x, %w) {batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, f, 0]x[o, i, 0]->[b, f, 0]>, feature_group_count = 1 : i64} : (tensor<1x1x4xf32>, tensor<1x1x2xf32>) -> tensor<1x1x3xf32>
+  %k = stablehlo.slice %x [0:1, 0:1, 0:2] : (tensor<1x1x4xf32>) -> tensor<1x1x2xf32>
+  %1 = "stablehlo.convolution"(%x, %k) {batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, f, 0]x[o, i, 0]->[b, f, 0]>, feature_group_count = 1 : i64} : (tensor<1x1x4xf32>, tensor<1x1x2xf32>) -> tensor<1x1x3xf32>
+  %2 = stablehlo.add %0, %1 : tensor<1x1x3xf32>
+  return %2 : tensor<1x1x3xf32>
 }
