@@ -74,7 +74,7 @@ def replace_body_with_call(func: ir.Operation, callee: str) -> None:
 
 def fresh_name(funcs: dict[str, ir.Operation], base: str) -> str:
     n = len(funcs)
-    while any(f"__{base}{n}{suffix}" in funcs for suffix in ("", "_vjp", "_jvp")):
+    while any(f"__{base}{n}{suffix}" in funcs for suffix in ("", "_vjp", "_jvp", "_batch")):
         n += 1
     return f"__{base}{n}"
 

@@ -23,11 +23,19 @@ from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.types import TensorSpec, ir_type, spec_of, spec_of_type
 from tenzr.passes import stablehlo as sh
-from tenzr.passes.regions import RegionDriver, dce_everywhere, function_to_derive, function_type, has_uses, set_results
+from tenzr.passes.regions import (
+    RegionDriver,
+    dce_everywhere,
+    function_to_derive,
+    function_type,
+    has_uses,
+    name_of,
+    set_results,
+)
 from tenzr.passes.registry import Pass, register
 from tenzr.passes.rules import BATCH_RULES, LOOPED
 from tenzr.passes.rules.batching import stacked
-from tenzr.passes.rules.control import I32, row, store
+from tenzr.passes.rules.control import I32, REGION_OPS, row, store
 from tenzr.passes.tenzr_grad import CHECKPOINT, CUSTOM_JVP, CUSTOM_VJP, inline_calls, is_public, symbol
 from tenzr.passes.views import view
 
@@ -60,18 +68,28 @@ class Stack(RegionDriver):
         with ir.InsertionPoint(anchor), op.location:
             decoded = view(op)
             decoded.driver = self
-            if rule is LOOPED or captured:
+            if rule is LOOPED or (captured and op.name not in REGION_OPS):
                 outs = self.looped(decoded, ins)
             else:
                 outs = list(rule(decoded, ins))  # type: ignore[operator]
         for result, out in zip(op.results, outs, strict=True):
             want = stacked(spec_of(result), self.size)
+            if sh.spec(out) == spec_of(result):  # (a result that does not depend on the batch)
+                result.replace_all_uses_with(out)
+                continue
             if sh.spec(out) != want:
                 raise TenzrError(f"internal error: the batching rule of '{op.name}' gave a {sh.spec(out)} result for "
                                  f"a {want} one", op.location)
             self.batched[result] = out
         if op.name == "func.call":
             op.erase()  # (its copies in the loop replace it)
+
+    def batch_of(self, func: ir.Operation, batched: Sequence[bool], out_axes: Sequence[int | None]) -> ir.Operation:
+        """`func` (a function the region API made) batched at 0 on the arguments `batched`
+        flags, its results at `out_axes` (the caller forgets it when done)."""
+        new = batch_function(self.module, name_of(func), [0 if b else None for b in batched], self.size, out_axes)
+        self.funcs[name_of(new)] = new
+        return new
 
     def looped(self, op: Op, batched: Sequence[Value | None]) -> list[Value]:
         """The op run once per batch element: a loop over the batch that slices the
@@ -176,7 +194,7 @@ def batch_function(module: ir.Operation, name: str, in_axes: Sequence[int | None
     for i in sorted(given, reverse=True):
         block.erase_argument(i)
     _reorder_arguments(new, order)
-    set_results(new, results)  # (again: the arguments changed)
+    set_results(new, list(body_ops(new)[-1].operands))  # (again: the arguments changed)
     return new
 
 

@@ -5,8 +5,12 @@ broadcast like NumPy, so one rule serves them all: a batched operand is given on
 its batch dimension up to the result's rank, and the unbatched ones broadcast against it.
 StableHLO's elementwise ops do not broadcast: their unbatched operands are broadcast to the
 batch. Reductions, shapes and slices shift their dimensions by one; a convolution folds the
-batch into its images; `dot_general` gains a batching dimension. Every other op (and these
-in the cases noted) runs once per batch element in the driver's loop (`LOOPED`).
+batch into its images; `dot_general` gains a batching dimension; gathers, scatters and
+dynamic slices with batched indices or starts become gathers and scatters with a batching
+dimension (or, for tenzr's scatter, one scatter over the batch merged with its axis). The
+region ops' rules live with their other rules (`control`). Every other op (and these in
+the cases noted: a batched kernel, a batched padding or initial value) runs once per batch
+element in the driver's loop (`LOOPED`).
 """
 
 from __future__ import annotations

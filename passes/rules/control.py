@@ -1,9 +1,9 @@
 """Control flow: `tenzr.while`, `tenzr.case` and their StableHLO twins (`stablehlo.while`,
 `stablehlo.case`, as JAX exports `fori_loop`, `scan`, `while_loop`, `cond`, `switch`).
 
-The lowering moves the regions into the StableHLO op. The VJP rules differentiate a region
-through the driver's region API: the region becomes a function, the driver derives its VJP,
-and the rule inlines it into the adjoint.
+The lowering moves the regions into the StableHLO op. The VJP, JVP and batching rules
+transform a region through the driver's region API: the region becomes a function, the
+driver derives its VJP (JVP, batched version), and the rule inlines it into the new op.
 
 A loop's adjoint runs its iterations backwards. It needs the carried values at the start of
 each iteration; the forward loop stores them on a tape (loop-invariant carries once), and
@@ -28,7 +28,8 @@ from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.types import INT_TYPES, TensorSpec, spec_of
 from tenzr.passes import stablehlo as sh
-from tenzr.passes.rules import Cotangents, Tangents, jvp, lowers, vjp
+from tenzr.passes.rules import Cotangents, Tangents, batch, jvp, lowers, vjp
+from tenzr.passes.rules.batching import Batched, materialized
 from tenzr.passes.views import splat_value
 
 TAPE_SLOTS = 1024
@@ -42,6 +43,8 @@ adjoints ("indirect buffer reference slot 0 is out range of the declared binding
 of the command buffer", then a crash), so the Python API does not offer it yet."""
 
 I32 = TensorSpec((), "i32")
+REGION_OPS = frozenset({T.while_.name, T.case.name, sh.while_loop.op_name, sh.case.op_name, sh.if_.op_name})
+"""The ops whose rules transform their regions (and the values those capture)."""
 
 
 # --------------------------------------------------------------------------- lowering
@@ -597,3 +600,101 @@ def _case_jvp(op: Op, tangents: Tangents) -> Tangents:
     driver.forget(*pushes, *functions)
     by_result = dict(zip(floats, out[m:], strict=True))
     return [by_result.get(r) for r in range(m)]
+
+
+# --------------------------------------------------------------------------- batching
+
+
+def _along_batch(flags: Value, like: Value) -> Value:
+    """A [batch] predicate broadcast to a batched value's shape."""
+    return sh.broadcast_in_dim(flags, spec_of(like).shape, [0])
+
+
+@batch(T.while_, sh.while_loop)
+def _while_batch(op: Op, batched: Batched) -> list[Value]:
+    """The loop over the batched body. The carries that vary with the batch (those given
+    batched, and those the body computes from varying values) carry it; the others stay as
+    they are, so a counter still counts. A condition that varies with the batch runs the
+    loop while any element's holds, each element's carries kept once its own fails."""
+    loop, driver = op.operation, op.driver
+    assert loop is not None and driver is not None
+    captured = captured_values(loop)
+    n, init = len(op.operands), list(op.operands)
+    outer = [driver.batched.get(v) for v in captured]
+    body_fn = driver.region_function(loop.regions[1], captured)
+    cond_fn = driver.region_function(loop.regions[0], captured)
+    dependencies = _dependencies(body_fn)
+    moving = {n + k for k, b in enumerate(outer) if b is not None}
+    carried = {j for j in range(n) if batched[j] is not None}
+    while True:
+        more = carried | {j for j in range(n) if dependencies[j] & (carried | moving)}
+        if more == carried:
+            break
+        carried = more
+    varies = bool(_dependencies(cond_fn)[0] & (carried | moving))
+    if varies:
+        carried = set(range(n))
+    flags = [j in carried for j in range(n)] + [b is not None for b in outer]
+    body_b = driver.batch_of(body_fn, flags, [0 if j in carried else None for j in range(n)])
+    cond_b = driver.batch_of(cond_fn, flags, [0 if varies else None])
+    extra = [v if b is None else b for v, b in zip(captured, outer, strict=True)]
+
+    def cond(xs: list[Value]) -> Value:
+        holds = driver.call_inline(cond_b, [*xs, *extra])[0]
+        return sh.reduce(holds, False, [0], "or") if varies else holds
+
+    def body(xs: list[Value]) -> list[Value]:
+        new = driver.call_inline(body_b, [*xs, *extra])
+        if not varies:
+            return new
+        holds = driver.call_inline(cond_b, [*xs, *extra])[0]
+        return [sh.select(_along_batch(holds, a), a, b) for a, b in zip(new, xs, strict=True)]
+
+    start = [materialized(op, batched, j) if j in carried else init[j] for j in range(n)]
+    out = sh.while_loop(start, cond, body)
+    driver.forget(body_b, cond_b, body_fn, cond_fn)
+    return out
+
+
+@batch(T.case, sh.case, sh.if_)
+def _case_batch(op: Op, batched: Batched) -> list[Value]:
+    """An unbatched index: a case (an if) on it whose branches are the batched branches. A
+    batched one: every branch batched, each element's result selected by its index (out of
+    range, the last branch, as StableHLO's case)."""
+    case, driver = op.operation, op.driver
+    assert case is not None and driver is not None
+    captured = captured_values(case)
+    values = [*op.operands[1:], *captured]
+    given = [*batched[1:], *(driver.batched.get(v) for v in captured)]
+    flags = [b is not None for b in given]
+    operands = [v if b is None else b for v, b in zip(values, given, strict=True)]
+    m, size = len(op.results), driver.size
+    functions = [driver.region_function(region, captured) for region in case.regions]
+    branches = [driver.batch_of(f, flags, [0] * m) for f in functions] if any(flags) else functions
+    stacked = [s.with_shape((size, *s.shape)) for s in op.results]
+
+    def run(branch: ir.Operation) -> list[Value]:
+        out = driver.call_inline(branch, operands)
+        if any(flags):
+            return out
+        return [sh.broadcast_in_dim(v, s.shape, range(1, s.rank)) for v, s in zip(out, stacked, strict=True)]
+
+    index = batched[0]
+    if index is None:
+        index = op.operands[0]
+        if case.name == sh.if_.op_name:  # (its regions: then, else; a case's index 0 runs the first)
+            index = sh.convert(sh.not_(index), "i32")
+        out = sh.case(index, stacked, [lambda b=b: run(b) for b in branches])
+    else:
+        if case.name == sh.if_.op_name:
+            index = sh.convert(sh.not_(index), "i32")
+        s, last = sh.spec(index), len(branches) - 1
+        inside = sh.and_(sh.compare(index, sh.zeros(s), "GE"), sh.compare(index, sh.full(s, last), "LE"))
+        index = sh.select(inside, index, sh.full(s, last))
+        outs = [run(b) for b in branches]
+        out = outs[last]
+        for k in reversed(range(last)):
+            chosen = sh.compare(index, sh.full(s, k), "EQ")
+            out = [sh.select(_along_batch(chosen, a), a, b) for a, b in zip(outs[k], out, strict=True)]
+    driver.forget(*(branches if any(flags) else []), *functions)
+    return out

@@ -145,3 +145,70 @@ def test_bad_vmap_arguments_are_clear_errors():
         tz.vmap(lambda a: a, in_axes=2)(r(3, 2))
     with pytest.raises(tz.TenzrError, match="in_axes has 1 entries"):
         tz.vmap(lambda a, b: a + b, in_axes=(0,))(r(3), r(3))
+
+
+def _loops(lowered: str) -> int:
+    return lowered.count("stablehlo.while")
+
+
+def test_vmap_of_a_scan_batches_its_carry_and_keeps_its_counter():
+    w, h0, xs = r(3, 3) * 0.5, r(6, 3), r(6, 5, 3)
+
+    def make(np_, lib):
+        def rnn(h, seq):
+            return lib.lax.scan(lambda c, x: (np_.tanh(c @ w + x), c.sum()), h, seq)
+        return rnn
+
+    both(make, h0, xs)
+    # One loop (the scan's, its counter unbatched), not one per batch element around it.
+    assert _loops(tz.jit(tz.vmap(make(tz, tz))).lower(h0, xs)) == 1
+
+    def per_example(np_, lib):
+        def loss(w_, h, seq):
+            return lib.lax.scan(lambda c, x: (np_.tanh(c @ w_ + x), None), h, seq)[0].sum()
+        return lib.vmap(lib.grad(loss), in_axes=(None, 0, 0))
+
+    _close(per_example(tz, tz)(w, h0, xs), per_example(jnp, jax)(w, h0, xs))
+
+
+def test_vmap_of_a_while_loop_whose_condition_depends_on_the_element():
+    def make(np_, lib):
+        # doubles x until it passes the limit: 0 to 9 iterations per element
+        return lambda x, limit: lib.lax.while_loop(lambda c: c[0] < limit, lambda c: (c[0] * 2.0, c[1] + 1),
+                                                   (x, 0))
+
+    x = np.abs(r(7)) + 0.01
+    limits = np.array([0.0, 0.5, 1.0, 2.0, 3.0, 10.0, 0.1])
+    both(make, x, limits)
+    both(make, x, 2.5, in_axes=(0, None))
+    # d/dx of x·2^k is 2^k, k each element's own count (JAX has no reverse mode through a while_loop)
+    counts = [next(k for k in range(60) if v * 2.0**k >= lim) for v, lim in zip(x, limits, strict=True)]
+    grads = tz.vmap(tz.grad(lambda x, lim: make(tz, tz)(x, lim)[0]))(x, limits)
+    _close(grads, 2.0 ** np.array(counts))
+    _close(tz.grad(lambda x: tz.vmap(make(tz, tz))(x, limits)[0].sum())(x), 2.0 ** np.array(counts))
+
+
+def test_vmap_of_cond_and_switch_with_batched_and_unbatched_predicates():
+    def cond(np_, lib):
+        return lambda p, x: lib.lax.cond(p > 0, lambda v: np_.sin(v) * p, lambda v: np_.cos(v) - p, x)
+
+    p, x = r(6), r(6, 3)
+    both(cond, p, x)                         # the predicate varies with the element
+    both(cond, 0.5, x, in_axes=(None, 0))    # it does not: one branch runs, batched
+    assert _loops(tz.jit(tz.vmap(cond(tz, tz), in_axes=(None, 0))).lower(0.5, x)) == 0
+
+    def switch(np_, lib):
+        return lambda i, x: lib.lax.switch(i, [lambda v: v * 2.0, np_.sin, lambda v: v.sum() + v], x)
+
+    both(switch, np.array([-3, 0, 1, 2, 5, 1]), x)
+    both(switch, 1, x, in_axes=(None, 0))
+
+    def captured(np_, lib):  # the branches and the loop body capture a batched value
+        return lambda a, x: lib.lax.fori_loop(0, 4, lambda i, v: lib.lax.cond(i < 2, lambda u: u * a,
+                                                                                lambda u: u + a, v), x)
+
+    both(captured, r(6, 3), x)
+    both(captured, r(3), x, in_axes=(None, 0))
+    a = r(6, 3)
+    _close(tz.vmap(tz.grad(lambda a, x: captured(tz, tz)(a, x).sum()))(a, x),
+           jax.vmap(jax.grad(lambda a, x: captured(jnp, jax)(a, x).sum()))(a, x))
