@@ -9,10 +9,10 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test lint typecheck lit pytest gpu-check gpu-bundle fuzz bench clean
 
 $(STAMP): pyproject.toml
-	@echo "Setting up $(VENV) (IREE's compiler and runtime, NumPy, the test tools): about a minute the first time..."
+	@echo "Setting up $(VENV) (IREE's compiler and runtime, NumPy, MPI, the test tools): about a minute the first time..."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,distributed]'
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -15,7 +15,9 @@ from tenzr.dialect.context import functions, ops_named
 from tenzr.dialect.ir_imports import ir
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import Pass, register
-from tenzr.targets import INPUTS_REFLECTION
+
+INPUTS_REFLECTION = "tenzr.inputs"
+"""The reflection entry of a compiled function that IREE may run on the callers' arrays."""
 
 
 def add_reflection(func: ir.Operation, entries: dict[str, str]) -> None:

@@ -3,7 +3,7 @@ boundary widened (IREE's portable Vulkan target).
 
 IREE's portable Vulkan target stores everything in 32-bit words; buffers of 1- and 2-byte
 elements at a function's boundary come out wrong on lavapipe (bools of 3, 5 or 6 elements,
-any float16). Such arguments and results are passed widened (`targets.WIDENED`), converted
+any float16). Such arguments and results are passed widened (`WIDENED`), converted
 inside the function, and the reflection entries `tenzr.args` / `tenzr.results` name the
 original types so the runtime narrows them back.
 """
@@ -19,7 +19,10 @@ from tenzr.dialect.types import ir_type, spec_of
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import Pass, register
 from tenzr.passes.tenzr_mark_in_place import add_reflection
-from tenzr.targets import WIDENED
+
+WIDENED = {"i1": "i32", "f16": "f32", "bf16": "f32"}
+"""Element types that cross the boundary of a function compiled for IREE's portable Vulkan
+target widened."""
 
 
 def _widen(func: ir.Operation) -> None:

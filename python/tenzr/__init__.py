@@ -6,7 +6,7 @@
 
 __version__ = "0.1.0"
 
-from tenzr import lax, nn
+from tenzr import distributed, lax, nn, tree_util
 from tenzr.batching import vmap
 from tenzr.core import Array, ShapeDtype, asarray
 from tenzr.dialect.diagnostics import TenzrError

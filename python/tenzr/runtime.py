@@ -15,6 +15,7 @@ the allocator and results are copied back through a staging buffer.
 from __future__ import annotations
 
 import functools
+import os
 import re
 
 import iree.runtime as rt
@@ -22,7 +23,9 @@ import numpy as np
 
 from tenzr.dialect.diagnostics import TenzrError, warn
 from tenzr.dialect.types import ELEMENT_TYPES, TensorSpec, element_type_of, numpy_dtype
-from tenzr.targets import HOST_BUFFER_ALIGNMENT, INPUTS_REFLECTION, WIDENED, Target
+from tenzr.passes.tenzr_mark_in_place import INPUTS_REFLECTION
+from tenzr.passes.tenzr_widen_boundary import WIDENED
+from tenzr.targets import HOST_BUFFER_ALIGNMENT, Target
 
 _CONFIGS: dict[str, rt.Config] = {}
 
@@ -36,11 +39,33 @@ def device_config(driver: str) -> rt.Config:
     return config
 
 
+def cpu_device_open() -> bool:
+    return "local-task" in _CONFIGS
+
+
+def set_cpu_threads(count: int) -> None:
+    """Runs CPU programs on `count` worker threads (IREE's task topology: one group of
+    workers per thread). Must come before the CPU device opens (the first compiled call)."""
+    if cpu_device_open():
+        raise TenzrError("the CPU device is already open, so its thread count is fixed: set it before the first "
+                         "compiled call (for tz.distributed, call tz.distributed.init() first)")
+    rt.flags.parse_flags(f"--task_topology_group_count={int(count)}")
+
+
+_MPI_WORLD_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MPIEXEC_HOSTNAME")
+"""What IREE's runtime reads to decide that it runs under mpirun: it then loads an MPI of its
+own (`libmpi.so`, from the library path) and initializes it for collective channels, which
+Tenzr's programs do not use (tz.distributed's MPI is mpi4py's). Hidden while a device opens."""
+
+
 def _open_device(driver: str) -> rt.HalDevice:
+    hidden = {name: os.environ.pop(name) for name in _MPI_WORLD_VARIABLES if name in os.environ}
     try:
         return rt.get_device(driver, cache=False)
     except (RuntimeError, ValueError) as e:
         raise TenzrError(f"no usable '{driver}' device: {e}") from None
+    finally:
+        os.environ.update(hidden)
 
 
 def device_names(driver: str) -> list[str]:

@@ -18,12 +18,6 @@ TARGET_NAMES = ("cpu", "vulkan", "cuda")
 # callers' arrays themselves (runtime.Program); same-process runs on Zen 3 showed no
 # slowdown of the generated code (MLP, CNN, chain, transformer).
 HOST_BUFFER_ALIGNMENT = 16
-# The reflection entry of a compiled function that IREE may run on the callers' arrays.
-INPUTS_REFLECTION = "tenzr.inputs"
-
-# Element types that cross the boundary of a function compiled for IREE's portable Vulkan
-# target widened (see passes/tenzr_widen_boundary.py).
-WIDENED = {"i1": "i32", "f16": "f32", "bf16": "f32"}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,46 @@
+"""`tz.tree_util`, with JAX's names: pytrees (nested tuples, lists, dicts; None an empty
+subtree) flattened, rebuilt and mapped."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tenzr.dialect.diagnostics import TenzrError
+from tenzr.pytree import TreeDef, flatten, unflatten
+
+
+def tree_flatten(tree: Any) -> tuple[list[Any], TreeDef]:
+    """(the leaves of `tree`, its structure)."""
+    return flatten(tree)
+
+
+def tree_unflatten(treedef: TreeDef, leaves: Any) -> Any:
+    """The tree of structure `treedef` holding `leaves`."""
+    leaves = list(leaves)
+    if len(leaves) != treedef.num_leaves:
+        raise TenzrError(f"tree_unflatten: the structure {treedef} has {treedef.num_leaves} leaves, got {len(leaves)}")
+    return unflatten(treedef, leaves)
+
+
+def tree_leaves(tree: Any) -> list[Any]:
+    """The leaves of `tree`, in order (dicts by sorted key)."""
+    return flatten(tree)[0]
+
+
+def tree_structure(tree: Any) -> TreeDef:
+    """The structure of `tree` without its leaves."""
+    return flatten(tree)[1]
+
+
+def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
+    """`f` applied to each leaf of `tree` (and the leaves at the same place in each of
+    `rest`, which have `tree`'s structure)."""
+    leaves, treedef = flatten(tree)
+    others = []
+    for k, other in enumerate(rest):
+        other_leaves, other_def = flatten(other)
+        if other_def != treedef:
+            raise TenzrError(f"tree_map: tree {k + 1} has the structure {other_def}, the first has {treedef}")
+        others.append(other_leaves)
+    return unflatten(treedef, [f(*args) for args in zip(leaves, *others, strict=True)])
