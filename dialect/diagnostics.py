@@ -63,11 +63,22 @@ class TenzrError(Exception):
         return self.render()
 
 
+def _one_line(message: str, limit: int = 200) -> str:
+    """An MLIR message on one line (some end with an op printed over several, as "block with
+    no terminator, has ..."), so that every line of the output starts with its location."""
+    first, _, rest = message.partition("\n")
+    if not rest.strip():
+        return first
+    tail = " ".join(rest.split())
+    return f"{first} {tail[:limit]}{'...' if len(tail) > limit else ''}"
+
+
 def from_mlir_error(error: ir.MLIRError, fallback: str) -> list[TenzrError]:
     """Converts the diagnostics an MLIR call raised into TenzrErrors (at least one)."""
     found = [
-        TenzrError(d.message, d.location, tuple((n.message, n.location) for n in d.notes
-                                                if not n.message.startswith("see current operation")))
+        TenzrError(_one_line(d.message), d.location,
+                   tuple((_one_line(n.message), n.location) for n in d.notes
+                         if not n.message.startswith("see current operation")))
         for d in error.error_diagnostics
     ]
     return found or [TenzrError(f"{fallback}: {error}")]

@@ -33,6 +33,9 @@ _ONE_TO_ONE: dict[OpDef, Callable[..., Value]] = {
     T.log: sh.log, T.sqrt: sh.sqrt, T.rsqrt: sh.rsqrt, T.tanh: sh.tanh, T.sigmoid: sh.logistic,
     T.sin: sh.sine, T.cos: sh.cosine, T.abs_: sh.abs_, T.log1p: sh.log_plus_one,
     T.expm1: sh.exponential_minus_one, T.sign: sh.sign, T.floor: sh.floor, T.round_: sh.round_nearest_even,
+    T.ceil: sh.ceil, T.tan: sh.tan, T.atan2: sh.atan2, T.atan: sh.atan, T.asin: sh.asin, T.acos: sh.acos,
+    T.sinh: sh.sinh, T.cosh: sh.cosh, T.asinh: sh.asinh, T.acosh: sh.acosh, T.atanh: sh.atanh, T.erf: sh.erf,
+    T.erf_inv: sh.erf_inv, T.lgamma: sh.lgamma, T.digamma: sh.digamma,
 }
 """tenzr ops that lower to one StableHLO op on broadcast operands (tenzr-expand-math later
 rewrites those IREE gets wrong)."""
@@ -250,21 +253,21 @@ def _convert(op: Op, ct: Value) -> Cotangents:
 linear(T.convert, sh.convert)
 
 
-# --------------------------------------------------------------------------- StableHLO and CHLO only
+# --------------------------------------------------------------------------- lowered to StableHLO's or CHLO's twin
 
 
 def _scaled(ct: Value, slope: Value) -> Cotangents:
     return (sh.multiply(ct, slope),)
 
 
-@vjp(sh.tan, adjoint="x̄ = ȳ·(1 + out²)")
+@vjp(T.tan, sh.tan, adjoint="x̄ = ȳ·(1 + out²)")
 def _tan(op: Op, ct: Value) -> Cotangents:
     return _scaled(ct, sh.add(_scalar(1, ct), sh.multiply(op.out, op.out)))
 
 
-@vjp(sh.atan2, adjoint="ȳ'·x/(x² + y²) for y, -ȳ'·y/(x² + y²) for x (atan2(y, x))")
+@vjp(T.atan2, sh.atan2, adjoint="ȳ'·x/(x² + y²) for y, -ȳ'·y/(x² + y²) for x (atan2(y, x))")
 def _atan2(op: Op, ct: Value) -> Cotangents:
-    y, x = op.operands
+    y, x = broadcast_operands(op)
     scale = sh.divide(ct, sh.add(sh.multiply(x, x), sh.multiply(y, y)))
     return sh.multiply(scale, x), sh.negate(sh.multiply(scale, y))
 
@@ -274,23 +277,23 @@ def _cbrt(op: Op, ct: Value) -> Cotangents:
     return (sh.divide(ct, sh.multiply(_scalar(3, ct), sh.multiply(op.out, op.out))),)
 
 
-@vjp(sh.erf, adjoint="x̄ = ȳ·2/√π·exp(-x²)")
+@vjp(T.erf, sh.erf, adjoint="x̄ = ȳ·2/√π·exp(-x²)")
 def _erf(op: Op, ct: Value) -> Cotangents:
     x = op.operands[0]
     return _scaled(ct, sh.multiply(_scalar(1.1283791670955126, ct), sh.exponential(sh.negate(sh.multiply(x, x)))))
 
 
-@vjp(sh.erf_inv, adjoint="x̄ = ȳ·√π/2·exp(out²)")
+@vjp(T.erf_inv, sh.erf_inv, adjoint="x̄ = ȳ·√π/2·exp(out²)")
 def _erf_inv(op: Op, ct: Value) -> Cotangents:
     return _scaled(ct, sh.multiply(_scalar(0.886226925452758, ct), sh.exponential(sh.multiply(op.out, op.out))))
 
 
-@vjp(sh.lgamma, adjoint="x̄ = ȳ·digamma(x)")
+@vjp(T.lgamma, sh.lgamma, adjoint="x̄ = ȳ·digamma(x)")
 def _lgamma(op: Op, ct: Value) -> Cotangents:
     return _scaled(ct, sh.digamma(op.operands[0]))
 
 
-@vjp(sh.digamma, adjoint="x̄ = ȳ·polygamma(1, x)")
+@vjp(T.digamma, sh.digamma, adjoint="x̄ = ȳ·polygamma(1, x)")
 def _digamma(op: Op, ct: Value) -> Cotangents:
     x = op.operands[0]
     return _scaled(ct, sh.polygamma(_scalar(1, x), x))
@@ -306,50 +309,50 @@ def _inverse_sqrt_slope(ct: Value, radicand: Value) -> Value:
     return sh.multiply(ct, sh.rsqrt(radicand))
 
 
-@vjp(sh.atan, adjoint="x̄ = ȳ/(1 + x²)")
+@vjp(T.atan, sh.atan, adjoint="x̄ = ȳ/(1 + x²)")
 def _atan(op: Op, ct: Value) -> Cotangents:
     x = op.operands[0]
     return (sh.divide(ct, sh.add(_scalar(1, ct), sh.multiply(x, x))),)
 
 
-@vjp(sh.asin, adjoint="x̄ = ȳ/√(1 - x²)")
+@vjp(T.asin, sh.asin, adjoint="x̄ = ȳ/√(1 - x²)")
 def _asin(op: Op, ct: Value) -> Cotangents:
     x = op.operands[0]
     return (_inverse_sqrt_slope(ct, sh.subtract(_scalar(1, ct), sh.multiply(x, x))),)
 
 
-@vjp(sh.acos, adjoint="x̄ = -ȳ/√(1 - x²)")
+@vjp(T.acos, sh.acos, adjoint="x̄ = -ȳ/√(1 - x²)")
 def _acos(op: Op, ct: Value) -> Cotangents:
     x = op.operands[0]
     return (sh.negate(_inverse_sqrt_slope(ct, sh.subtract(_scalar(1, ct), sh.multiply(x, x)))),)
 
 
-@vjp(sh.sinh, adjoint="x̄ = ȳ·cosh(x)")
+@vjp(T.sinh, sh.sinh, adjoint="x̄ = ȳ·cosh(x)")
 def _sinh(op: Op, ct: Value) -> Cotangents:
     return _scaled(ct, sh.cosh(op.operands[0]))
 
 
-@vjp(sh.cosh, adjoint="x̄ = ȳ·sinh(x)")
+@vjp(T.cosh, sh.cosh, adjoint="x̄ = ȳ·sinh(x)")
 def _cosh(op: Op, ct: Value) -> Cotangents:
     return _scaled(ct, sh.sinh(op.operands[0]))
 
 
-@vjp(sh.asinh, adjoint="x̄ = ȳ/√(x² + 1)")
+@vjp(T.asinh, sh.asinh, adjoint="x̄ = ȳ/√(x² + 1)")
 def _asinh(op: Op, ct: Value) -> Cotangents:
     x = op.operands[0]
     return (_inverse_sqrt_slope(ct, sh.add(sh.multiply(x, x), _scalar(1, ct))),)
 
 
-@vjp(sh.acosh, adjoint="x̄ = ȳ/√(x² - 1)")
+@vjp(T.acosh, sh.acosh, adjoint="x̄ = ȳ/√(x² - 1)")
 def _acosh(op: Op, ct: Value) -> Cotangents:
     x = op.operands[0]
     return (_inverse_sqrt_slope(ct, sh.subtract(sh.multiply(x, x), _scalar(1, ct))),)
 
 
-@vjp(sh.atanh, adjoint="x̄ = ȳ/(1 - x²)")
+@vjp(T.atanh, sh.atanh, adjoint="x̄ = ȳ/(1 - x²)")
 def _atanh(op: Op, ct: Value) -> Cotangents:
     x = op.operands[0]
     return (sh.divide(ct, sh.subtract(_scalar(1, ct), sh.multiply(x, x))),)
 
 
-no_derivative(sh.compare, sh.sign, sh.floor, sh.round_nearest_even, sh.and_, sh.or_, sh.not_, sh.constant)
+no_derivative(sh.compare, sh.sign, sh.floor, sh.ceil, sh.round_nearest_even, sh.and_, sh.or_, sh.not_, sh.constant)

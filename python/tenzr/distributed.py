@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 
-from tenzr import runtime
 from tenzr.dialect.diagnostics import TenzrError, warn
 from tenzr.pytree import TreeDef, flatten, unflatten
 
@@ -67,6 +66,8 @@ def init(cpu_threads: int | None = None, timeout_s: float = 300.0) -> None:
     global _WORLD
     if _WORLD is not None:
         return
+    from tenzr import runtime  # (here: `import tenzr` leaves IREE's runtime unloaded until it is used)
+
     mpi = _import_mpi()
     comm = mpi.COMM_WORLD
     local = comm.Split_type(mpi.COMM_TYPE_SHARED)

@@ -69,6 +69,16 @@ cos = _unary(T.cos)
 log1p = _unary(T.log1p)
 expm1 = _unary(T.expm1)
 floor = _unary(T.floor)
+ceil = _unary(T.ceil)
+tan = _unary(T.tan)
+arctan = _unary(T.atan)
+arcsin = _unary(T.asin)
+arccos = _unary(T.acos)
+sinh = _unary(T.sinh)
+cosh = _unary(T.cosh)
+arcsinh = _unary(T.asinh)
+arccosh = _unary(T.acosh)
+arctanh = _unary(T.atanh)
 negative = _unary(T.neg, to_float=False)
 abs = _unary(T.abs_, to_float=False)
 absolute = abs
@@ -78,6 +88,8 @@ subtract = _binary(T.sub)
 multiply = _binary(T.mul)
 maximum = _binary(T.maximum)
 minimum = _binary(T.minimum)
+
+
 
 
 def round(x: ArrayLike, decimals: int = 0) -> Array:
@@ -156,6 +168,111 @@ def clip(x: ArrayLike, a_min: ArrayLike = None, a_max: ArrayLike = None) -> Arra
 
 def logical_not(x: ArrayLike) -> Array:
     return equal(asarray(x).astype(bool), False)
+
+
+def arctan2(y: ArrayLike, x: ArrayLike) -> Array:
+    """The angle of the point (x, y) in (-π, π], elementwise."""
+    y, x = promote(y, x)
+    return emit(T.atan2, _float(y), _float(x))
+
+
+def _scaled_unary(fn: Any, scale: float, inner: bool) -> Any:
+    def scaled(x: ArrayLike) -> Array:
+        x = _float(x)
+        return fn(x * scale) if inner else fn(x) * scale
+
+    return scaled
+
+
+log2 = _scaled_unary(log, 1 / math.log(2), inner=False)
+log10 = _scaled_unary(log, 1 / math.log(10), inner=False)
+exp2 = _scaled_unary(exp, math.log(2), inner=True)
+deg2rad = radians = _scaled_unary(lambda x: x, math.pi / 180, inner=False)
+rad2deg = degrees = _scaled_unary(lambda x: x, 180 / math.pi, inner=False)
+
+
+def fabs(x: ArrayLike) -> Array:
+    return abs(_float(x))
+
+
+def reciprocal(x: ArrayLike) -> Array:
+    return 1.0 / _float(x)
+
+
+def hypot(x: ArrayLike, y: ArrayLike) -> Array:
+    """sqrt(x² + y²), scaled by the larger magnitude so that it neither overflows nor underflows."""
+    x, y = (_float(v) for v in promote(x, y))
+    big, small = maximum(abs(x), abs(y)), minimum(abs(x), abs(y))
+    safe = where(big == 0, 1.0, big)
+    ratio = small / safe
+    return where(big == 0, 0.0, big * sqrt(1.0 + ratio * ratio))
+
+
+def logaddexp(x: ArrayLike, y: ArrayLike) -> Array:
+    """log(exp(x) + exp(y)) without overflow (JAX's form: equal infinities give themselves)."""
+    x, y = (_float(v) for v in promote(x, y))
+    top = maximum(x, y)
+    delta = x - y
+    return where(isnan(delta), x + y, top + log1p(exp(-abs(delta))))
+
+
+def isnan(x: ArrayLike) -> Array:
+    x = asarray(x)
+    return not_equal(x, x) if x.is_float else full_like(x, False, dtype=bool)
+
+
+def isinf(x: ArrayLike) -> Array:
+    x = asarray(x)
+    return equal(abs(x), math.inf) if x.is_float else full_like(x, False, dtype=bool)
+
+
+def isfinite(x: ArrayLike) -> Array:
+    x = asarray(x)
+    return less(abs(x), math.inf) if x.is_float else full_like(x, True, dtype=bool)
+
+
+def fmax(x: ArrayLike, y: ArrayLike) -> Array:
+    """Elementwise maximum ignoring NaNs (NaN only where both are)."""
+    x, y = promote(x, y)
+    return where(isnan(x), y, where(isnan(y), x, maximum(x, y)))
+
+
+def fmin(x: ArrayLike, y: ArrayLike) -> Array:
+    """Elementwise minimum ignoring NaNs (NaN only where both are)."""
+    x, y = promote(x, y)
+    return where(isnan(x), y, where(isnan(y), x, minimum(x, y)))
+
+
+def floor_divide(x: ArrayLike, y: ArrayLike) -> Array:
+    """x // y, rounding toward -inf as Python and NumPy (integers too)."""
+    x, y = promote(x, y)
+    if x.is_float:
+        return floor(x / y)
+    quotient = emit(T.div, x, y)  # (truncates toward 0)
+    inexact = not_equal(x, quotient * y)
+    opposite = not_equal(less(x, 0), less(y, 0))
+    return where(logical_and(inexact, opposite), quotient - 1, quotient)
+
+
+def remainder(x: ArrayLike, y: ArrayLike) -> Array:
+    """x % y with the sign of y, as Python and NumPy."""
+    x, y = promote(x, y)
+    return x - floor_divide(x, y) * y
+
+
+mod = remainder
+
+
+def _logical(combine: Any) -> Any:
+    def fn(x: ArrayLike, y: ArrayLike) -> Array:
+        return combine(asarray(x).astype(bool), asarray(y).astype(bool))
+
+    return fn
+
+
+logical_and = _logical(lambda a, b: where(a, b, False))
+logical_or = _logical(lambda a, b: where(a, True, b))
+logical_xor = _logical(lambda a, b: not_equal(a, b))
 
 
 # --------------------------------------------------------------------------- shapes
@@ -355,12 +472,6 @@ def mean(x: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
     x = _float(x)
     count = math.prod(x.shape[a] for a in _axes(axis, x.ndim))
     return sum(x, axis, keepdims=keepdims) / float(count)
-
-
-def var(x: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
-    x = _float(x)
-    centered = x - mean(x, axis, keepdims=True)
-    return mean(centered * centered, axis, keepdims=keepdims)
 
 
 def _arg(opdef, x: ArrayLike, axis: int | None) -> Array:
@@ -757,9 +868,6 @@ _DOCS: dict[str, tuple[str, str, str]] = {
     'mean': ('Mean over `axis` (None: all).',
         'tz.mean(x, axis=1)',
         'array([0.6666667, 1.       ], dtype=float32)'),
-    'var': ('Population variance over `axis` (None: all).',
-        'tz.var(v)',
-        'array(0.6666667, dtype=float32)'),
     'argmax': ('Index of the first maximum along `axis` (None: of the flattened array).',
         'tz.argmax(x, axis=1)',
         'array([2, 1])'),
@@ -853,6 +961,18 @@ def _swapped(fn: Any) -> Any:
     return lambda self, other: fn(other, self)
 
 
+def _boolean(fn: Any, symbol: str) -> Any:
+    """A logical operator (&, |, ^, ~) on booleans (bitwise ones on integers are not supported)."""
+    def apply(self: Array, other: Any) -> Array:
+        if self.spec.dtype != "i1" or (isinstance(other, Array) and other.spec.dtype != "i1") or \
+                not isinstance(other, (Array, bool, np.bool_, np.ndarray)):
+            raise TenzrError(f"'{symbol}' is supported on booleans only (got {self.dtype}); for integers, "
+                             "bitwise operators are not supported yet", user_location())
+        return fn(self, other)
+
+    return apply
+
+
 def _axis_method(fn: Any) -> Any:
     return lambda self, axis=None, keepdims=False: fn(self, axis, keepdims=keepdims)
 
@@ -867,6 +987,12 @@ _ARRAY_METHODS = {
     "__lt__": less, "__le__": less_equal, "__gt__": greater, "__ge__": greater_equal,
     "__eq__": equal, "__ne__": not_equal,
     "__getitem__": getitem,
+    "__mod__": remainder, "__rmod__": _swapped(remainder),
+    "__floordiv__": floor_divide, "__rfloordiv__": _swapped(floor_divide),
+    "__and__": _boolean(logical_and, "&"), "__rand__": _boolean(logical_and, "&"),
+    "__or__": _boolean(logical_or, "|"), "__ror__": _boolean(logical_or, "|"),
+    "__xor__": _boolean(logical_xor, "^"), "__rxor__": _boolean(logical_xor, "^"),
+    "__invert__": lambda self: _boolean(lambda a, b: logical_not(a), "~")(self, True),
     "__neg__": negative, "__pos__": lambda self: self, "__abs__": abs,
     "reshape": lambda self, *shape: reshape(self, shape[0] if len(shape) == 1 else shape),
     "transpose": lambda self, *axes: transpose(self, (axes[0] if len(axes) == 1 else axes) or None),

@@ -566,8 +566,10 @@ remat = checkpoint
 
 
 @api_boundary
-def trace(fn: Callable, *examples: Any) -> str:
+def trace(fn: Callable, *examples: Any, **numpy_options: Any) -> Any:
     """The tenzr module of `fn` traced on `examples` (arrays or shape-dtype pytrees), as text.
+    Given an array instead of a function, NumPy's `trace` (the sum of a diagonal), as
+    `jnp.trace`: `tz.trace(a, offset=0, axis1=0, axis2=1)`.
 
     >>> print(tz.trace(lambda x: tz.exp(x), np.zeros(2, np.float32)))  # doctest: +ELLIPSIS
     module {
@@ -575,6 +577,10 @@ def trace(fn: Callable, *examples: Any) -> str:
         %0 = "tenzr.exp"(%arg0) : (tensor<2xf32>) -> tensor<2xf32>
     ...
     """
+    if not callable(fn):
+        from tenzr.numpy_lib import trace as matrix_trace  # (numpy_lib builds on the tracing defined here)
+
+        return matrix_trace(fn, *examples, **numpy_options)
     with _TRACING, context(), ir.Location.unknown():
         t = Trace(new_module())
         trace_into(t, fn, examples, function_name(fn) if function_name(fn) != "<lambda>" else "main")

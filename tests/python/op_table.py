@@ -130,6 +130,7 @@ def binary_rows() -> list[Row]:
     binaries = [
         ("add", T.add, np.add), ("sub", T.sub, np.subtract), ("mul", T.mul, np.multiply),
         ("div", T.div, np.divide), ("maximum", T.maximum, np.maximum), ("minimum", T.minimum, np.minimum),
+        ("atan2", T.atan2, np.arctan2),
     ]
     for (op, build, ref), (case, sa, sb) in itertools.product(binaries, cases):
         name = f"{op}_{case}"
@@ -163,6 +164,13 @@ def binary_rows() -> list[Row]:
     return rows
 
 
+def _special(name):
+    """scipy.special's function (SciPy comes with the test extra's JAX)."""
+    import scipy.special
+
+    return getattr(scipy.special, name)
+
+
 def unary_rows() -> list[Row]:
     def row(name, build, x, ref, grad=True):
         return Row(name, lambda a: build(a[0]), [x], ref, grad=grad)
@@ -177,7 +185,13 @@ def unary_rows() -> list[Row]:
         row("relu", T.relu, x, lambda v: np.maximum(v, 0)), row("sin", T.sin, x, np.sin),
         row("cos", T.cos, x, np.cos), row("abs", T.abs_, x, np.abs), row("log1p", T.log1p, p - 0.4, np.log1p),
         row("expm1", T.expm1, x, np.expm1), row("sign", T.sign, x, np.sign, grad=False),
-        row("floor", T.floor, x * 3, np.floor, grad=False),
+        row("floor", T.floor, x * 3, np.floor, grad=False), row("ceil", T.ceil, x * 3, np.ceil, grad=False),
+        row("tan", T.tan, x * 0.5, np.tan), row("atan", T.atan, x, np.arctan),
+        row("asin", T.asin, x * 0.3, np.arcsin), row("acos", T.acos, x * 0.3, np.arccos),
+        row("sinh", T.sinh, x, np.sinh), row("cosh", T.cosh, x, np.cosh), row("asinh", T.asinh, x, np.arcsinh),
+        row("acosh", T.acosh, p + 1.0, np.arccosh), row("atanh", T.atanh, x * 0.3, np.arctanh),
+        row("erf", T.erf, x, _special("erf")), row("erf_inv", T.erf_inv, x * 0.3, _special("erfinv")),
+        row("lgamma", T.lgamma, p + 0.5, _special("gammaln")), row("digamma", T.digamma, p + 0.5, _special("digamma")),
         row("round_half_even", T.round_, half, np.round, grad=False),
         row("stop_gradient", T.stop_gradient, x, lambda v: v, grad=False),
         row("abs_i32", T.abs_, np.array([-3, 0, 4], i32), np.abs, grad=False),

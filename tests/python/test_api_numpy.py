@@ -127,7 +127,80 @@ ROWS = [
                                                                                                             (3, 3)),
      lambda x, u: _dus(x, u) + x[0:3, 0:3], [r("ai", 3, 3), r("aj", 2, 2)], True),
     ("lax_stop_gradient", lambda x: x * tz.lax.stop_gradient(x), lambda x: x * x, [r("ak", 3)], False),
+    # ufuncs built on the dialect's inverse and hyperbolic ops, or composed
+    ("trig_inverse", lambda x: tz.tan(x) + tz.arctan(x) + tz.arcsin(x) + tz.arccos(x) + tz.arctanh(x),
+     lambda x: np.tan(x) + np.arctan(x) + np.arcsin(x) + np.arccos(x) + np.arctanh(x), [r("al", 5) * 0.3], True),
+    ("hyperbolic", lambda x: tz.sinh(x) + tz.cosh(x) + tz.arcsinh(x) + tz.arccosh(x + 2.0),
+     lambda x: np.sinh(x) + np.cosh(x) + np.arcsinh(x) + np.arccosh(x + 2.0), [r("am", 5)], True),
+    ("arctan2_hypot", lambda y, x: tz.arctan2(y, x) + tz.hypot(y, x), lambda y, x: np.arctan2(y, x) + np.hypot(y, x),
+     [r("an", 2, 3), r("ao", 3)], True),
+    ("logs_and_powers_of_two", lambda x: tz.log2(x) + tz.log10(x) + tz.exp2(x) + tz.reciprocal(x) + tz.fabs(-x),
+     lambda x: np.log2(x) + np.log10(x) + np.exp2(x) + np.reciprocal(x) + np.fabs(-x), [r("ap", 4, positive=True)],
+     True),
+    ("degrees_radians_ceil", lambda x: tz.deg2rad(x) + tz.radians(x) + tz.rad2deg(x) + tz.degrees(x) + tz.ceil(x),
+     lambda x: np.deg2rad(x) + np.radians(x) + np.rad2deg(x) + np.degrees(x) + np.ceil(x), [r("aq", 4) * 3], True),
+    ("logaddexp", lambda x, y: tz.logaddexp(x * 100.0, y), lambda x, y: np.logaddexp(x * 100.0, y),
+     [r("ar", 2, 3), r("as", 3)], True),
+    ("mod_floor_divide", lambda x, y: tz.mod(x * 5.0, y) + tz.remainder(x, -0.7) + x % 0.3 + (x * 4.0) // y
+     + tz.floor_divide(x, 0.4), lambda x, y: np.mod(x * 5.0, y) + np.remainder(x, -0.7) + x % 0.3 + (x * 4.0) // y
+     + np.floor_divide(x, 0.4), [r("at", 6), r("au", 6, positive=True)], True),
+    ("fmax_fmin_nan", lambda x: tz.fmax(x, NANS) + tz.fmin(NANS, x), lambda x: np.fmax(x, NANS) + np.fmin(NANS, x),
+     [r("av", 4)], True),
+    ("isnan_isinf_isfinite_logical", lambda x: x * (tz.isnan(x * NANS) | tz.isinf(x / 0.0)).astype(np.float32)
+     + tz.logical_and(tz.isfinite(x * NANS), x > 0) + tz.logical_xor(x > 0, ~(x < 0.5)),
+     lambda x: x * (np.isnan(x * NANS) | np.isinf(x / 0.0)) + np.logical_and(np.isfinite(x * NANS), x > 0)
+     + np.logical_xor(x > 0, ~(x < 0.5)), [r("aw", 4)], True),
+    # array routines
+    ("stacking", lambda x, y: tz.vstack([x, y]).sum(0) + tz.hstack([x, y])[:3] + tz.dstack([x, y])[0, :, 1]
+     + tz.column_stack([x, y])[:, 0] + tz.append(x, y)[1:4] + tz.ravel(tz.atleast_2d(x)) + tz.atleast_3d(y)[0, :, 0],
+     lambda x, y: np.vstack([x, y]).sum(0) + np.hstack([x, y])[:3] + np.dstack([x, y])[0, :, 1]
+     + np.column_stack([x, y])[:, 0] + np.append(x, y)[1:4] + np.ravel(np.atleast_2d(x)) + np.atleast_3d(y)[0, :, 0],
+     [r("ax", 3), r("ay", 3)], True),
+    ("split_array_split", lambda x: tz.split(x, 2)[1] * tz.array_split(x, 3, axis=1)[2].sum()
+     + tz.split(x, [1], axis=0)[0], lambda x: np.split(x, 2)[1] * np.array_split(x, 3, axis=1)[2].sum()
+     + np.split(x, [1], axis=0)[0], [r("az", 2, 4)], True),
+    ("roll_rot_flip", lambda x: tz.roll(x, 2) + tz.roll(x, (1, -1), axis=(0, 1)) + tz.rot90(x, 2) + tz.flipud(x)
+     + tz.fliplr(x) + tz.rollaxis(x[None], 2, 0)[:, 0].T,
+     lambda x: np.roll(x, 2) + np.roll(x, (1, -1), axis=(0, 1)) + np.rot90(x, 2) + np.flipud(x) + np.fliplr(x)
+     + np.rollaxis(x[None], 2, 0)[:, 0].T, [r("ba", 3, 3)], True),
+    ("rot90_odd", lambda x: tz.rot90(x) + tz.rot90(x, 3, axes=(1, 0)) + tz.rot90(x, -1),
+     lambda x: np.rot90(x) + np.rot90(x, 3, axes=(1, 0)) + np.rot90(x, -1), [r("bb", 3, 2)], True),
+    ("triangles_diagonals", lambda x: tz.tril(x) + tz.triu(x, 1) * 2.0 + tz.tri(3, 4, -1) * x + tz.diag(x[0], 1)[:3, :4]
+     + tz.diag(x[1], -1)[1:4, :4] + tz.trace(x) + tz.diagonal(x, -1).sum(),
+     lambda x: np.tril(x) + np.triu(x, 1) * 2.0 + np.tri(3, 4, -1) * x + np.diag(x[0], 1)[:3, :4]
+     + np.diag(x[1], -1)[1:4, :4] + np.trace(x) + np.diagonal(x, -1).sum(), [r("bc", 3, 4)], True),
+    ("diag_of_matrix_batched_diagonal", lambda x: tz.diag(x[0]) + tz.diagonal(x, 1, 1, 2)[:, :2].sum(),
+     lambda x: np.diag(x[0]) + np.diagonal(x, 1, 1, 2)[:, :2].sum(), [r("bd", 2, 3, 3)], True),
+    ("repeat_tile", lambda x: tz.repeat(x, 2, axis=1).sum() + tz.repeat(x, [1, 3], axis=0)[:, 1] + tz.tile(x, 2)[0, :4]
+     + tz.tile(x[0], (2, 2))[1, :4] + tz.repeat(x, 2)[:4],
+     lambda x: np.repeat(x, 2, axis=1).sum() + np.repeat(x, [1, 3], axis=0)[:, 1] + np.tile(x, 2)[0, :4]
+     + np.tile(x[0], (2, 2))[1, :4] + np.repeat(x, 2)[:4], [r("be", 2, 3)], True),
+    ("cumsum_cumprod_diff", lambda x: tz.cumsum(x, axis=1) + tz.cumprod(x, axis=0) + tz.diff(x, axis=1, prepend=0.5)
+     + tz.cumsum(x)[:3] + tz.diff(x, n=2, axis=0, append=x[:2]),
+     lambda x: np.cumsum(x, axis=1) + np.cumprod(x, axis=0) + np.diff(x, axis=1, prepend=0.5) + np.cumsum(x)[:3]
+     + np.diff(x, n=2, axis=0, append=x[:2]), [r("bf", 2, 3) * np.array([1.0, 0.0, 1.0])], True),
+    ("linspace_meshgrid", lambda a, b: tz.linspace(a[0], b[0], 5) + tz.linspace(0.0, 2.5, 5, endpoint=False)
+     + tz.meshgrid(a, b)[0].sum() + tz.meshgrid(a, b, indexing="ij")[1][1, 2],
+     lambda a, b: np.linspace(a[0], b[0], 5) + np.linspace(0.0, 2.5, 5, endpoint=False)
+     + np.meshgrid(a, b)[0].sum() + np.meshgrid(a, b, indexing="ij")[1][1, 2], [r("bg", 2), r("bh", 3)], True),
+    ("products", lambda a, b: tz.tensordot(a, b, axes=1).sum(0) + tz.tensordot(a, b, axes=([0], [1]))[:, 0]
+     + tz.inner(a[0], b[:, 0]) + tz.kron(a, b)[0, :3] + tz.cross(a, a[::-1]).sum() + tz.cross(a[:, :2], a[:, 1:]),
+     lambda a, b: np.tensordot(a, b, axes=1).sum(0) + np.tensordot(a, b, axes=([0], [1]))[:, 0]
+     + np.inner(a[0], b[:, 0]) + np.kron(a, b)[0, :3] + np.cross(a, a[::-1]).sum() + np.cross(a[:, :2], a[:, 1:]),
+     [r("bi", 3, 3), r("bj", 3, 3)], True),
+    ("select_nan_to_num", lambda x: tz.select([x > 0.5, x < -0.5], [x * 2.0, x * x], default=1.0)
+     + tz.nan_to_num(x + INFS, nan=0.5, posinf=3.0, neginf=-2.0),
+     lambda x: np.select([x > 0.5, x < -0.5], [x * 2.0, x * x], default=1.0)
+     + np.nan_to_num(x + INFS, nan=0.5, posinf=3.0, neginf=-2.0), [r("bk", 4)], True),
+    ("var_std_ddof", lambda x: tz.var(x, axis=0, ddof=1) + tz.std(x) + tz.std(x, axis=1, keepdims=True, ddof=1),
+     lambda x: np.var(x, axis=0, ddof=1) + np.std(x) + np.std(x, axis=1, keepdims=True, ddof=1), [r("bl", 3, 4)],
+     True),
+    ("isclose_all_any", lambda x: x * tz.isclose(x, x + 1e-9) + tz.all(x > -9.0, axis=0) + tz.any(x > 1.0)
+     + tz.allclose(x, x * 1.5), lambda x: x * np.isclose(x, x + 1e-9) + np.all(x > -9.0, axis=0) + np.any(x > 1.0)
+     + np.allclose(x, x * 1.5), [r("bm", 2, 3)], True),
 ]
+NANS = np.array([np.nan, 1.0, np.nan, -1.0])
+INFS = np.array([np.inf, -np.inf, np.nan, 1.0])
 
 
 def _scatter_add(x, u):
@@ -190,3 +263,23 @@ def test_gradient_matches_numpy_finite_differences(pulled, row):
         numeric = float(np.sum(cts[name] * (plus - minus) / (2 * H)))
         analytic = float(sum(np.sum(gi * d) for gi, d in zip(g, v, strict=True)))
         assert abs(numeric - analytic) <= 1e-6 * (abs(numeric) + abs(analytic)) + 1e-7, (name, numeric, analytic)
+
+
+def test_integer_floor_division_and_remainder_round_toward_minus_infinity():
+    a = np.array([7, -7, 7, -7, 6, 0], np.int32)
+    b = np.array([2, 2, -2, -2, 3, 5], np.int32)
+    got = tz.jit(lambda a, b: (a // b, a % b, tz.floor_divide(a, 3), tz.mod(a, -4)))(a, b)
+    for g, w in zip(got, (a // b, a % b, np.floor_divide(a, 3), np.mod(a, -4)), strict=True):
+        np.testing.assert_array_equal(g, w)
+        assert g.dtype == np.int32
+
+
+def test_constants_names_and_clear_errors():
+    assert (tz.pi, tz.e, tz.inf) == (np.pi, np.e, np.inf) and np.isnan(tz.nan) and tz.newaxis is None
+    m = np.arange(12.0).reshape(3, 4)
+    assert tz.ndim(m) == 2 and tz.shape(m) == (3, 4) and tz.size(m) == 12
+    assert tz.allclose(m, m + 1e-9) and not tz.allclose(m, m + 1.0) and tz.array_equal(m, m.copy())
+    with pytest.raises(tz.TenzrError, match="'&' is supported on booleans only"):
+        tz.jit(lambda a: a & a)(np.arange(3, dtype=np.int32))
+    with pytest.raises(tz.TenzrError, match="does not split into 3 equal sections"):
+        tz.jit(lambda x: tz.split(x, 3)[0])(np.ones(4, np.float32))

@@ -1,0 +1,517 @@
+"""NumPy's array routines built from `numpy_api`'s: stacking and splitting, triangles and
+diagonals, repeats, rolls and rotations, cumulative sums and products, differences, grids,
+products (`tensordot`, `kron`, `inner`, `cross`), `select`, `nan_to_num`, `std`, and the
+`isclose` family. Names, arguments and semantics are NumPy's (JAX's where they differ).
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tenzr.core import Array, asarray, check_arguments, constant, current_trace, dtype_name, promote, user_location
+from tenzr.dialect.diagnostics import TenzrError
+from tenzr.dialect.types import numpy_dtype
+from tenzr.numpy_api import (
+    _axes,
+    _float,
+    abs,  # noqa: A004 (NumPy's names, as in numpy_api)
+    broadcast_to,
+    concatenate,
+    einsum,
+    expand_dims,
+    flip,
+    isinf,
+    isnan,
+    logical_and,
+    logical_or,
+    matmul,
+    mean,
+    moveaxis,
+    reshape,
+    sqrt,
+    stack,
+    sum,  # noqa: A004
+    swapaxes,
+    take,
+    where,
+)
+from tenzr.numpy_api import max as reduce_max
+from tenzr.numpy_api import min as reduce_min
+
+ArrayLike = Any
+
+# --------------------------------------------------------------------------- shapes
+
+
+def ndim(x: ArrayLike) -> int:
+    return x.ndim if isinstance(x, Array) else np.ndim(x)
+
+
+def shape(x: ArrayLike) -> tuple[int, ...]:
+    return x.shape if isinstance(x, Array) else np.shape(x)
+
+
+def size(x: ArrayLike, axis: int | None = None) -> int:
+    dims = shape(x)
+    return math.prod(dims) if axis is None else dims[axis]
+
+
+def ravel(x: ArrayLike) -> Array:
+    return reshape(x, (-1,))
+
+
+def _each(arys: tuple[ArrayLike, ...], shaped: Any) -> Any:
+    out = [shaped(asarray(a)) for a in arys]
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_1d(*arys: ArrayLike) -> Any:
+    """Each array with at least one dimension (one array: it; several: a list)."""
+    return _each(arys, lambda a: reshape(a, (1,)) if a.ndim == 0 else a)
+
+
+def atleast_2d(*arys: ArrayLike) -> Any:
+    """Each array with at least two dimensions (a vector becomes a row)."""
+    return _each(arys, lambda a: reshape(a, (1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a)
+
+
+def atleast_3d(*arys: ArrayLike) -> Any:
+    """Each array with at least three dimensions (as NumPy: [N] -> [1, N, 1], [M, N] -> [M, N, 1])."""
+    shapes = {0: lambda a: (1, 1, 1), 1: lambda a: (1, a.shape[0], 1), 2: lambda a: (*a.shape, 1)}
+    return _each(arys, lambda a: reshape(a, shapes[a.ndim](a)) if a.ndim < 3 else a)
+
+
+def vstack(tup: Sequence[ArrayLike]) -> Array:
+    return concatenate([atleast_2d(a) for a in tup], axis=0)
+
+
+def hstack(tup: Sequence[ArrayLike]) -> Array:
+    arrays: list[Array] = [atleast_1d(a) for a in tup]
+    return concatenate(arrays, axis=0 if arrays[0].ndim == 1 else 1)
+
+
+def dstack(tup: Sequence[ArrayLike]) -> Array:
+    return concatenate([atleast_3d(a) for a in tup], axis=2)
+
+
+def column_stack(tup: Sequence[ArrayLike]) -> Array:
+    columns = []
+    for a in tup:
+        a = asarray(a)
+        columns.append(reshape(a, (a.shape[0], 1)) if a.ndim == 1 else atleast_2d(a))
+    return concatenate(columns, axis=1)
+
+
+def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Array:
+    if axis is None:
+        return concatenate([ravel(arr), ravel(values)])
+    return concatenate([arr, values], axis=axis)
+
+
+def _slice(x: Array, axis: int, start: int, stop: int) -> Array:
+    index = [builtins.slice(None)] * x.ndim
+    index[axis] = builtins.slice(start, stop)
+    return x[tuple(index)]
+
+
+def array_split(ary: ArrayLike, indices_or_sections: Any, axis: int = 0) -> list[Array]:
+    """Splits into `indices_or_sections` parts (the first ones one longer when uneven) or at
+    the given indices."""
+    x = asarray(ary)
+    (axis,) = _axes(axis, x.ndim)
+    n = x.shape[axis]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        sections = int(indices_or_sections)
+        if sections <= 0:
+            raise TenzrError("array_split: the number of sections must be positive", user_location())
+        each, extra = divmod(n, sections)
+        bounds = [0]
+        for k in range(sections):
+            bounds.append(bounds[-1] + each + (1 if k < extra else 0))
+    else:
+        bounds = [0, *(builtins.min(builtins.max(int(i) if i >= 0 else n + int(i), 0), n)
+                       for i in indices_or_sections), n]
+    return [_slice(x, axis, a, builtins.max(a, b)) for a, b in itertools.pairwise(bounds)]
+
+
+def split(ary: ArrayLike, indices_or_sections: Any, axis: int = 0) -> list[Array]:
+    """Splits into equal sections (an error when they cannot be equal) or at the given indices."""
+    x = asarray(ary)
+    if isinstance(indices_or_sections, (int, np.integer)):
+        (a,) = _axes(axis, x.ndim)
+        if x.shape[a] % int(indices_or_sections):
+            raise TenzrError(f"split: an axis of {x.shape[a]} does not split into {indices_or_sections} equal "
+                             "sections (array_split allows unequal ones)", user_location())
+    return array_split(x, indices_or_sections, axis)
+
+
+def roll(a: ArrayLike, shift: Any, axis: Any = None) -> Array:
+    x = asarray(a)
+    if axis is None:
+        return reshape(roll(ravel(x), shift, 0), x.shape)
+    shifts = [shift] if isinstance(shift, (int, np.integer)) else list(shift)
+    axes = [axis] if isinstance(axis, (int, np.integer)) else list(axis)
+    if len(shifts) == 1 and len(axes) > 1:
+        shifts = shifts * len(axes)
+    for s, ax in zip(shifts, axes, strict=True):
+        (ax,) = _axes(ax, x.ndim)
+        n = x.shape[ax]
+        if n == 0:
+            continue
+        k = int(s) % n
+        if k:
+            x = concatenate([_slice(x, ax, n - k, n), _slice(x, ax, 0, n - k)], axis=ax)
+    return x
+
+
+def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Array:
+    x = asarray(a)
+    (axis,) = _axes(axis, x.ndim)
+    start = start + x.ndim if start < 0 else start
+    if axis < start:
+        start -= 1
+    return moveaxis(x, axis, start) if axis != start else x
+
+
+def flipud(m: ArrayLike) -> Array:
+    return flip(m, 0)
+
+
+def fliplr(m: ArrayLike) -> Array:
+    return flip(m, 1)
+
+
+def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
+    x = asarray(m)
+    a, b = _axes(axes, x.ndim)
+    k %= 4
+    if k == 0:
+        return x
+    if k == 2:
+        return flip(flip(x, a), b)
+    return swapaxes(flip(x, b), a, b) if k == 1 else flip(swapaxes(x, a, b), b)
+
+
+# --------------------------------------------------------------------------- triangles and diagonals
+
+
+def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = np.float32) -> Array:
+    return constant(np.tri(N, M, k, dtype=numpy_dtype(dtype_name(dtype))), dtype_name(dtype))
+
+
+def _triangle(m: ArrayLike, k: int, lower: bool) -> Array:
+    x = asarray(m)
+    if x.ndim < 2:
+        raise TenzrError(f"{'tril' if lower else 'triu'}: the input must have at least 2 dimensions", user_location())
+    n, cols = x.shape[-2:]
+    mask = np.tri(n, cols, k, dtype=bool) if lower else ~np.tri(n, cols, k - 1, dtype=bool)
+    return where(mask, x, 0)
+
+
+def tril(m: ArrayLike, k: int = 0) -> Array:
+    """The lower triangle (on and below diagonal k) of the last two dimensions; zeros elsewhere."""
+    return _triangle(m, k, True)
+
+
+def triu(m: ArrayLike, k: int = 0) -> Array:
+    """The upper triangle (on and above diagonal k) of the last two dimensions; zeros elsewhere."""
+    return _triangle(m, k, False)
+
+
+def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
+    """The diagonal `offset` of the dimensions axis1, axis2, as the last dimension."""
+    x = asarray(a)
+    a1, a2 = _axes((axis1, axis2), x.ndim)
+    x = moveaxis(moveaxis(x, a1, -1), a2 if a2 < a1 else a2 - 1, -1)
+    rows, cols = x.shape[-2:]
+    count = builtins.max(0, builtins.min(rows, cols - offset) if offset >= 0 else builtins.min(rows + offset, cols))
+    start = offset if offset >= 0 else -offset * cols
+    flat = reshape(x, (*x.shape[:-2], rows * cols))
+    return take(flat, np.arange(count) * (cols + 1) + start, axis=-1) if count else flat[..., :0]
+
+
+def diag(v: ArrayLike, k: int = 0) -> Array:
+    """A 1-D array's square matrix with it on diagonal k; a 2-D array's diagonal k."""
+    x = asarray(v)
+    if x.ndim == 2:
+        return diagonal(x, k)
+    if x.ndim != 1:
+        raise TenzrError(f"diag: the input must be 1-D or 2-D, got {x.ndim}-D", user_location())
+    n = x.shape[0] + builtins.abs(k)
+    along = take(x, np.clip(np.arange(n), 0, x.shape[0] - 1), axis=0)
+    # diagonal k >= 0 holds v[row] (so v runs down the rows), k < 0 holds v[column]
+    return where(np.eye(n, n, k, dtype=bool), reshape(along, (n, 1) if k >= 0 else (1, n)), 0)
+
+
+def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
+    return sum(diagonal(a, offset, axis1, axis2), axis=-1)
+
+
+# --------------------------------------------------------------------------- repeats
+
+
+def repeat(a: ArrayLike, repeats: Any, axis: int | None = None) -> Array:
+    x = asarray(a)
+    if axis is None:
+        x, axis = ravel(x), 0
+    (axis,) = _axes(axis, x.ndim)
+    counts = np.broadcast_to(np.asarray(repeats), (x.shape[axis],))
+    return take(x, np.repeat(np.arange(x.shape[axis]), counts), axis=axis)
+
+
+def tile(A: ArrayLike, reps: Any) -> Array:
+    x = asarray(A)
+    reps = (int(reps),) if isinstance(reps, (int, np.integer)) else tuple(int(r) for r in reps)
+    rank = builtins.max(x.ndim, len(reps))
+    x = reshape(x, (1,) * (rank - x.ndim) + x.shape)
+    reps = (1,) * (rank - len(reps)) + reps
+    for axis, r in enumerate(reps):
+        if r != 1:
+            x = take(x, np.tile(np.arange(x.shape[axis]), r), axis=axis)
+    return x
+
+
+# --------------------------------------------------------------------------- cumulative and differences
+
+
+def cumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
+    """Running sums along `axis` (of the flattened array when None): a product with a
+    triangle of ones, one matmul (its gradient is the reversed running sum)."""
+    x = asarray(a)
+    if dtype is not None:
+        x = x.astype(dtype)
+    elif x.spec.dtype == "i1":
+        x = x.astype(np.int32)
+    if axis is None:
+        x, axis = ravel(x), 0
+    (axis,) = _axes(axis, x.ndim)
+    n = x.shape[axis]
+    ones = constant(np.triu(np.ones((n, n))).astype(numpy_dtype(x.spec.dtype)), x.spec.dtype)
+    return moveaxis(matmul(moveaxis(x, axis, -1), ones), -1, axis)
+
+
+def cumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
+    """Running products along `axis` (of the flattened array when None), by a scan (exact
+    with zeros, and so is its gradient)."""
+    from tenzr.control import scan
+
+    x = asarray(a)
+    if dtype is not None:
+        x = x.astype(dtype)
+    if axis is None:
+        x, axis = ravel(x), 0
+    (axis,) = _axes(axis, x.ndim)
+    moved = moveaxis(x, axis, 0)
+
+    def step(carry: Array, row: Array) -> tuple[Array, Array]:
+        product = carry * row
+        return product, product
+
+    _, products = scan(step, moved[0] * 0 + 1, moved)
+    return moveaxis(products, 0, axis)
+
+
+def diff(a: ArrayLike, n: int = 1, axis: int = -1, prepend: ArrayLike = None, append: ArrayLike = None) -> Array:
+    """The n-th differences along `axis` (after joining `prepend` and `append`)."""
+    x = asarray(a)
+    (axis,) = _axes(axis, x.ndim)
+
+    def joined(extra: ArrayLike) -> Array:
+        e = asarray(extra)
+        if e.ndim:
+            return e
+        one = list(x.shape)
+        one[axis] = 1
+        return broadcast_to(e, one)
+
+    parts = [*([joined(prepend)] if prepend is not None else []), x, *([joined(append)] if append is not None else [])]
+    x = concatenate(parts, axis=axis) if len(parts) > 1 else x
+    for _ in range(n):
+        m = x.shape[axis]
+        x = _slice(x, axis, 1, m) - _slice(x, axis, 0, m - 1)
+    return x
+
+
+# --------------------------------------------------------------------------- grids
+
+
+def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True, dtype: Any = None,
+             axis: int = 0) -> Array:
+    """`num` evenly spaced values from start to stop (float32 by default, as JAX)."""
+    if not isinstance(start, Array) and not isinstance(stop, Array) and axis == 0:
+        values = np.linspace(start, stop, num, endpoint=endpoint)
+        name = dtype_name(dtype) if dtype is not None else "f32"
+        return constant(values.astype(numpy_dtype(name)), name)
+    first, last = (_float(v) for v in promote(start, stop))
+    steps = (num - 1) if endpoint else num
+    fraction = np.arange(num, dtype=np.float64) / builtins.max(steps, 1)
+    shape_ = [num] + [1] * first.ndim
+    t = constant(fraction.reshape(shape_).astype(numpy_dtype(first.spec.dtype)), first.spec.dtype)
+    out = first + (last - first) * t
+    if endpoint and num > 1:
+        out = concatenate([out[:-1], expand_dims(last, 0)], axis=0)
+    out = moveaxis(out, 0, axis) if axis else out
+    return out.astype(dtype) if dtype is not None else out
+
+
+def meshgrid(*xi: ArrayLike, indexing: str = "xy", sparse: bool = False) -> list[Array]:
+    if indexing not in ("xy", "ij"):
+        raise TenzrError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}", user_location())
+    arrays = [ravel(x) for x in xi]
+    n = len(arrays)
+    shapes = [a.shape[0] for a in arrays]
+    if indexing == "xy" and n >= 2:
+        shapes[0], shapes[1] = shapes[1], shapes[0]
+    out = []
+    for k, a in enumerate(arrays):
+        position = (1 - k if k < 2 else k) if indexing == "xy" and n >= 2 else k
+        view = [1] * n
+        view[position] = a.shape[0]
+        g = reshape(a, view)
+        out.append(g if sparse else g * np.ones(shapes, numpy_dtype(g.spec.dtype)))
+    return out
+
+
+# --------------------------------------------------------------------------- products
+
+
+def tensordot(a: ArrayLike, b: ArrayLike, axes: Any = 2) -> Array:
+    """Sums products over the last `axes` dimensions of a and the first of b, or over the
+    dimension pairs `axes` = (a's, b's)."""
+    a, b = promote(a, b)
+    if isinstance(axes, (int, np.integer)):
+        a_axes, b_axes = list(range(a.ndim - int(axes), a.ndim)), list(range(int(axes)))
+    else:
+        a_axes, b_axes = ([int(axes[0])] if isinstance(axes[0], (int, np.integer)) else list(axes[0]),
+                          [int(axes[1])] if isinstance(axes[1], (int, np.integer)) else list(axes[1]))
+    a_axes, b_axes = list(_axes(a_axes, a.ndim)), list(_axes(b_axes, b.ndim))
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    sa = [next(letters) for _ in range(a.ndim)]
+    sb = [next(letters) for _ in range(b.ndim)]
+    for i, j in zip(a_axes, b_axes, strict=True):
+        sb[j] = sa[i]
+    out = [c for d, c in enumerate(sa) if d not in a_axes] + [c for d, c in enumerate(sb) if d not in b_axes]
+    return einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b)
+
+
+def inner(a: ArrayLike, b: ArrayLike) -> Array:
+    a, b = promote(a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    return tensordot(a, b, ([-1], [-1]))
+
+
+def kron(a: ArrayLike, b: ArrayLike) -> Array:
+    a, b = promote(a, b)
+    rank = builtins.max(a.ndim, b.ndim)
+    a = reshape(a, (1,) * (rank - a.ndim) + a.shape)
+    b = reshape(b, (1,) * (rank - b.ndim) + b.shape)
+    spread_a = reshape(a, [n for d in a.shape for n in (d, 1)])
+    spread_b = reshape(b, [n for d in b.shape for n in (1, d)])
+    return reshape(spread_a * spread_b, [m * n for m, n in zip(a.shape, b.shape, strict=True)])
+
+
+def cross(a: ArrayLike, b: ArrayLike, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+          axis: int | None = None) -> Array:
+    """The cross product of 3-vectors (2-vectors give the z component), along `axis`."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = promote(a, b)
+    a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
+    if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+        raise TenzrError("cross: the vectors must have 2 or 3 components", user_location())
+
+    def part(x: Array, k: int) -> Array:
+        return x[..., k] if k < x.shape[-1] else x[..., 0] * 0
+
+    a0, a1, a2 = (part(a, k) for k in range(3))
+    b0, b1, b2 = (part(b, k) for k in range(3))
+    z = a0 * b1 - a1 * b0
+    if a.shape[-1] == 2 and b.shape[-1] == 2:
+        return z
+    out = stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, z], axis=-1)
+    return moveaxis(out, -1, axisc)
+
+
+# --------------------------------------------------------------------------- selection and statistics
+
+
+def select(condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike], default: ArrayLike = 0) -> Array:
+    """The first choice whose condition holds, elementwise; `default` where none does."""
+    if len(condlist) != len(choicelist):
+        raise TenzrError(f"select: {len(condlist)} conditions for {len(choicelist)} choices", user_location())
+    out = asarray(default) if isinstance(default, Array) or not choicelist else default
+    for cond, choice in zip(reversed(condlist), reversed(choicelist), strict=True):
+        out = where(cond, choice, out)
+    return asarray(out)
+
+
+def nan_to_num(x: ArrayLike, copy: bool = True, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Array:
+    """NaN as `nan`, ±inf as `posinf` / `neginf` (default: the dtype's largest finite values)."""
+    x = asarray(x)
+    if not x.is_float:
+        return x
+    info = np.finfo(numpy_dtype(x.spec.dtype))
+    high = float(info.max) if posinf is None else posinf
+    low = float(info.min) if neginf is None else neginf
+    x = where(isnan(x), nan, x)
+    return where(isinf(x), where(x > 0, high, low), x)
+
+
+def var(x: ArrayLike, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Array:
+    """Variance over `axis` (None: all), dividing by N - ddof."""
+    x = _float(x)
+    count = math.prod(x.shape[a] for a in _axes(axis, x.ndim))
+    centered = x - mean(x, axis, keepdims=True)
+    return sum(centered * centered, axis, keepdims=keepdims) / float(builtins.max(count - ddof, 0))
+
+
+def std(x: ArrayLike, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Array:
+    """Standard deviation over `axis` (None: all), dividing by N - ddof."""
+    return sqrt(var(x, axis, ddof=ddof, keepdims=keepdims))
+
+
+def isclose(a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Any:
+    """|a - b| <= atol + rtol·|b|, elementwise (NumPy's own on concrete values)."""
+    if current_trace() is None or not (isinstance(a, Array) or isinstance(b, Array)):
+        return np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    a, b = promote(a, b)
+    close = abs(a - b) <= atol + rtol * abs(b)
+    close = where(logical_or(isinf(a), isinf(b)), a == b, close)
+    return where(logical_and(isnan(a), isnan(b)), equal_nan, close)
+
+
+def allclose(a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Any:
+    close = isclose(a, b, rtol, atol, equal_nan)
+    return bool(np.all(close)) if not isinstance(close, Array) else all(close)
+
+
+def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> Any:
+    if not isinstance(a1, Array) and not isinstance(a2, Array):
+        return np.array_equal(a1, a2, equal_nan=equal_nan)
+    if shape(a1) != shape(a2):
+        return False
+    same = asarray(a1) == asarray(a2)
+    if equal_nan:
+        same = logical_or(same, logical_and(isnan(asarray(a1)), isnan(asarray(a2))))
+    return all(same)
+
+
+def all(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:  # noqa: A001 (NumPy's name)
+    """Whether every element (along `axis`) is true."""
+    return reduce_min(asarray(a).astype(bool).astype(np.int32), axis, keepdims=keepdims).astype(bool)
+
+
+def any(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:  # noqa: A001 (NumPy's name)
+    """Whether some element (along `axis`) is true."""
+    return reduce_max(asarray(a).astype(bool).astype(np.int32), axis, keepdims=keepdims).astype(bool)
+
+
+check_arguments(globals(), "tz.")
