@@ -323,14 +323,20 @@ def _stablehlo_pad(op: Op, batched: Batched) -> list[Value]:
                    (0, *op["edge_padding_high"]), (0, *op["interior_padding"]))]
 
 
-@batch(sh.reduce)
-def _stablehlo_reduce(op: Op, batched: Batched) -> list[Value]:
-    """A reduce of batched operands from unbatched initial values (else the loop)."""
+def _from_unbatched_inits(op: Op, batched: Batched, **changed: ir.Attribute) -> list[Value]:
+    """A reduction (its inputs, then as many initial values) rebuilt on the batched inputs
+    with `changed` attributes, when its initial values are unbatched; else the loop."""
     half = len(op.operands) // 2
     if any(b is not None for b in batched[half:]):
         return op.driver.looped(op, batched)
     operands = [materialized(op, batched, i) for i in range(half)] + list(op.operands[half:])
-    return _rebuilt(op, operands, dimensions=_i64s(_shifted(op["dimensions"])))
+    return _rebuilt(op, operands, **changed)
+
+
+@batch(sh.reduce)
+def _stablehlo_reduce(op: Op, batched: Batched) -> list[Value]:
+    """A reduce of batched operands from unbatched initial values (else the loop)."""
+    return _from_unbatched_inits(op, batched, dimensions=_i64s(_shifted(op["dimensions"])))
 
 
 @batch(sh.dot_general)
@@ -425,11 +431,7 @@ def _window_attributes(op: Op) -> dict[str, ir.Attribute]:
 @batch(sh.reduce_window)
 def _stablehlo_reduce_window(op: Op, batched: Batched) -> list[Value]:
     """A window of one along the batch, from unbatched initial values (else the loop)."""
-    half = len(op.operands) // 2
-    if any(b is not None for b in batched[half:]):
-        return op.driver.looped(op, batched)
-    operands = [materialized(op, batched, i) for i in range(half)] + list(op.operands[half:])
-    return _rebuilt(op, operands, **_window_attributes(op))
+    return _from_unbatched_inits(op, batched, **_window_attributes(op))
 
 
 @batch(sh.select_and_scatter_add)

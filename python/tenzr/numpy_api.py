@@ -992,7 +992,7 @@ _ARRAY_METHODS = {
     "__and__": _boolean(logical_and, "&"), "__rand__": _boolean(logical_and, "&"),
     "__or__": _boolean(logical_or, "|"), "__ror__": _boolean(logical_or, "|"),
     "__xor__": _boolean(logical_xor, "^"), "__rxor__": _boolean(logical_xor, "^"),
-    "__invert__": lambda self: _boolean(lambda a, b: logical_not(a), "~")(self, True),
+    "__invert__": lambda self: _boolean(lambda a, _: logical_not(a), "~")(self, True),
     "__neg__": negative, "__pos__": lambda self: self, "__abs__": abs,
     "reshape": lambda self, *shape: reshape(self, shape[0] if len(shape) == 1 else shape),
     "transpose": lambda self, *axes: transpose(self, (axes[0] if len(axes) == 1 else axes) or None),

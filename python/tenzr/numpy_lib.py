@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from tenzr.control import scan
 from tenzr.core import Array, asarray, check_arguments, constant, current_trace, dtype_name, promote, user_location
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.types import numpy_dtype
@@ -299,8 +300,6 @@ def cumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
 def cumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
     """Running products along `axis` (of the flattened array when None), by a scan (exact
     with zeros, and so is its gradient)."""
-    from tenzr.control import scan
-
     x = asarray(a)
     if dtype is not None:
         x = x.astype(dtype)
@@ -446,7 +445,7 @@ def select(condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike], defau
     """The first choice whose condition holds, elementwise; `default` where none does."""
     if len(condlist) != len(choicelist):
         raise TenzrError(f"select: {len(condlist)} conditions for {len(choicelist)} choices", user_location())
-    out = asarray(default) if isinstance(default, Array) or not choicelist else default
+    out = default
     for cond, choice in zip(reversed(condlist), reversed(choicelist), strict=True):
         out = where(cond, choice, out)
     return asarray(out)
