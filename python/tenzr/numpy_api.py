@@ -176,26 +176,29 @@ def arctan2(y: ArrayLike, x: ArrayLike) -> Array:
     return emit(T.atan2, _float(y), _float(x))
 
 
-def _scaled_unary(fn: Any, scale: float, inner: bool) -> Any:
+def _scaled_unary(fn: Any, scale: float, inner: bool, doc: str) -> Any:
     def scaled(x: ArrayLike) -> Array:
         x = _float(x)
         return fn(x * scale) if inner else fn(x) * scale
 
+    scaled.__doc__ = doc
     return scaled
 
 
-log2 = _scaled_unary(log, 1 / math.log(2), inner=False)
-log10 = _scaled_unary(log, 1 / math.log(10), inner=False)
-exp2 = _scaled_unary(exp, math.log(2), inner=True)
-deg2rad = radians = _scaled_unary(lambda x: x, math.pi / 180, inner=False)
-rad2deg = degrees = _scaled_unary(lambda x: x, 180 / math.pi, inner=False)
+log2 = _scaled_unary(log, 1 / math.log(2), inner=False, doc="Base-2 logarithm, elementwise.")
+log10 = _scaled_unary(log, 1 / math.log(10), inner=False, doc="Base-10 logarithm, elementwise.")
+exp2 = _scaled_unary(exp, math.log(2), inner=True, doc="2 to the x, elementwise.")
+deg2rad = radians = _scaled_unary(lambda x: x, math.pi / 180, inner=False, doc="Degrees to radians.")
+rad2deg = degrees = _scaled_unary(lambda x: x, 180 / math.pi, inner=False, doc="Radians to degrees.")
 
 
 def fabs(x: ArrayLike) -> Array:
+    """|x| as a float."""
     return abs(_float(x))
 
 
 def reciprocal(x: ArrayLike) -> Array:
+    """1 / x as a float."""
     return 1.0 / _float(x)
 
 
@@ -217,16 +220,19 @@ def logaddexp(x: ArrayLike, y: ArrayLike) -> Array:
 
 
 def isnan(x: ArrayLike) -> Array:
+    """Whether each element is NaN (never, for integers)."""
     x = asarray(x)
     return not_equal(x, x) if x.is_float else full_like(x, False, dtype=bool)
 
 
 def isinf(x: ArrayLike) -> Array:
+    """Whether each element is +inf or -inf."""
     x = asarray(x)
     return equal(abs(x), math.inf) if x.is_float else full_like(x, False, dtype=bool)
 
 
 def isfinite(x: ArrayLike) -> Array:
+    """Whether each element is neither infinite nor NaN."""
     x = asarray(x)
     return less(abs(x), math.inf) if x.is_float else full_like(x, True, dtype=bool)
 
@@ -263,16 +269,17 @@ def remainder(x: ArrayLike, y: ArrayLike) -> Array:
 mod = remainder
 
 
-def _logical(combine: Any) -> Any:
+def _logical(combine: Any, doc: str) -> Any:
     def fn(x: ArrayLike, y: ArrayLike) -> Array:
         return combine(asarray(x).astype(bool), asarray(y).astype(bool))
 
+    fn.__doc__ = doc
     return fn
 
 
-logical_and = _logical(lambda a, b: where(a, b, False))
-logical_or = _logical(lambda a, b: where(a, True, b))
-logical_xor = _logical(lambda a, b: not_equal(a, b))
+logical_and = _logical(lambda a, b: where(a, b, False), "x and y, elementwise, as booleans.")
+logical_or = _logical(lambda a, b: where(a, True, b), "x or y, elementwise, as booleans.")
+logical_xor = _logical(lambda a, b: not_equal(a, b), "x xor y, elementwise, as booleans.")
 
 
 # --------------------------------------------------------------------------- shapes

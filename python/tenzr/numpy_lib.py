@@ -51,19 +51,23 @@ ArrayLike = Any
 
 
 def ndim(x: ArrayLike) -> int:
+    """The number of dimensions."""
     return x.ndim if isinstance(x, Array) else np.ndim(x)
 
 
 def shape(x: ArrayLike) -> tuple[int, ...]:
+    """The shape, as a tuple."""
     return x.shape if isinstance(x, Array) else np.shape(x)
 
 
 def size(x: ArrayLike, axis: int | None = None) -> int:
+    """The number of elements (along `axis` when given)."""
     dims = shape(x)
     return math.prod(dims) if axis is None else dims[axis]
 
 
 def ravel(x: ArrayLike) -> Array:
+    """The elements as a 1-D array."""
     return reshape(x, (-1,))
 
 
@@ -89,19 +93,23 @@ def atleast_3d(*arys: ArrayLike) -> Any:
 
 
 def vstack(tup: Sequence[ArrayLike]) -> Array:
+    """Joins arrays as rows (1-D arrays become rows first)."""
     return concatenate([atleast_2d(a) for a in tup], axis=0)
 
 
 def hstack(tup: Sequence[ArrayLike]) -> Array:
+    """Joins arrays along the second axis (the first for 1-D arrays)."""
     arrays: list[Array] = [atleast_1d(a) for a in tup]
     return concatenate(arrays, axis=0 if arrays[0].ndim == 1 else 1)
 
 
 def dstack(tup: Sequence[ArrayLike]) -> Array:
+    """Joins arrays along the third axis (after atleast_3d)."""
     return concatenate([atleast_3d(a) for a in tup], axis=2)
 
 
 def column_stack(tup: Sequence[ArrayLike]) -> Array:
+    """Joins 1-D arrays as columns (2-D ones as they are)."""
     columns = []
     for a in tup:
         a = asarray(a)
@@ -110,6 +118,7 @@ def column_stack(tup: Sequence[ArrayLike]) -> Array:
 
 
 def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Array:
+    """`values` joined after `arr` along `axis` (both flattened when None)."""
     if axis is None:
         return concatenate([ravel(arr), ravel(values)])
     return concatenate([arr, values], axis=axis)
@@ -153,6 +162,7 @@ def split(ary: ArrayLike, indices_or_sections: Any, axis: int = 0) -> list[Array
 
 
 def roll(a: ArrayLike, shift: Any, axis: Any = None) -> Array:
+    """Elements shifted by `shift` along `axis`, those past the end coming round (the flattened array when None)."""
     x = asarray(a)
     if axis is None:
         return reshape(roll(ravel(x), shift, 0), x.shape)
@@ -172,6 +182,7 @@ def roll(a: ArrayLike, shift: Any, axis: Any = None) -> Array:
 
 
 def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Array:
+    """Axis `axis` moved to before position `start`."""
     x = asarray(a)
     (axis,) = _axes(axis, x.ndim)
     start = start + x.ndim if start < 0 else start
@@ -181,14 +192,17 @@ def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Array:
 
 
 def flipud(m: ArrayLike) -> Array:
+    """Rows in reverse order (axis 0)."""
     return flip(m, 0)
 
 
 def fliplr(m: ArrayLike) -> Array:
+    """Columns in reverse order (axis 1)."""
     return flip(m, 1)
 
 
 def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
+    """Rotated by 90° k times in the plane of `axes` (from the first axis toward the second)."""
     x = asarray(m)
     a, b = _axes(axes, x.ndim)
     k %= 4
@@ -203,6 +217,7 @@ def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
 
 
 def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = np.float32) -> Array:
+    """A constant array with ones on and below diagonal k."""
     return constant(np.tri(N, M, k, dtype=numpy_dtype(dtype_name(dtype))), dtype_name(dtype))
 
 
@@ -258,6 +273,7 @@ def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Arra
 
 
 def repeat(a: ArrayLike, repeats: Any, axis: int | None = None) -> Array:
+    """Each element repeated `repeats` times along `axis` (the flattened array when None)."""
     x = asarray(a)
     if axis is None:
         x, axis = ravel(x), 0
@@ -267,6 +283,7 @@ def repeat(a: ArrayLike, repeats: Any, axis: int | None = None) -> Array:
 
 
 def tile(A: ArrayLike, reps: Any) -> Array:
+    """The array repeated `reps` times along each axis."""
     x = asarray(A)
     reps = (int(reps),) if isinstance(reps, (int, np.integer)) else tuple(int(r) for r in reps)
     rank = builtins.max(x.ndim, len(reps))
@@ -360,6 +377,7 @@ def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = 
 
 
 def meshgrid(*xi: ArrayLike, indexing: str = "xy", sparse: bool = False) -> list[Array]:
+    """Coordinate arrays from 1-D coordinate vectors (`indexing` 'xy' or 'ij')."""
     if indexing not in ("xy", "ij"):
         raise TenzrError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}", user_location())
     arrays = [ravel(x) for x in xi]
@@ -400,6 +418,7 @@ def tensordot(a: ArrayLike, b: ArrayLike, axes: Any = 2) -> Array:
 
 
 def inner(a: ArrayLike, b: ArrayLike) -> Array:
+    """The sum of products over the last axes."""
     a, b = promote(a, b)
     if a.ndim == 0 or b.ndim == 0:
         return a * b
@@ -407,6 +426,7 @@ def inner(a: ArrayLike, b: ArrayLike) -> Array:
 
 
 def kron(a: ArrayLike, b: ArrayLike) -> Array:
+    """The Kronecker product."""
     a, b = promote(a, b)
     rank = builtins.max(a.ndim, b.ndim)
     a = reshape(a, (1,) * (rank - a.ndim) + a.shape)
@@ -488,11 +508,13 @@ def isclose(a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08
 
 
 def allclose(a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Any:
+    """Whether every element is close (isclose)."""
     close = isclose(a, b, rtol, atol, equal_nan)
     return bool(np.all(close)) if not isinstance(close, Array) else all(close)
 
 
 def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> Any:
+    """Whether the arrays have one shape and equal elements."""
     if not isinstance(a1, Array) and not isinstance(a2, Array):
         return np.array_equal(a1, a2, equal_nan=equal_nan)
     if shape(a1) != shape(a2):
