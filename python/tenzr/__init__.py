@@ -7,12 +7,13 @@
 __version__ = "0.1.0"
 
 import math
+from typing import Any
 
 import numpy as np
 
-from tenzr import distributed, lax, nn, tree_util
+from tenzr import distributed, lax, nn, scipy, tree_util
 from tenzr.batching import vmap
-from tenzr.core import Array, ShapeDtype, asarray
+from tenzr.core import Array, ShapeDtype, ShapeDtypeStruct, array
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.forward import custom_jvp, hessian, jacfwd, jacrev, jvp, linearize
 from tenzr.numpy_api import (
@@ -167,10 +168,32 @@ from tenzr.numpy_lib import (
 )
 from tenzr.passes.custom_ops import register_custom_op
 from tenzr.targets import Target
-from tenzr.transforms import checkpoint, clear_caches, custom_vjp, grad, jit, remat, trace, value_and_grad, vjp
+from tenzr.transforms import (
+    checkpoint,
+    clear_caches,
+    custom_vjp,
+    eval_shape,
+    grad,
+    jit,
+    remat,
+    trace,
+    value_and_grad,
+    vjp,
+)
 
+asarray = array
 newaxis = None
 pi, e, inf, nan, euler_gamma = math.pi, math.e, math.inf, math.nan, float(np.euler_gamma)
-float16, float32, float64 = "float16", "float32", "float64"
-bfloat16 = "bfloat16"
-int32, int64, bool_ = "int32", "int64", "bool"
+# dtypes, as NumPy's (they compare equal to them and name them to np.dtype)
+float16, float32, float64 = np.float16, np.float32, np.float64
+int32, int64, bool_ = np.int32, np.int64, np.bool_
+dtype, finfo, iinfo = np.dtype, np.finfo, np.iinfo
+
+
+def __getattr__(name: str) -> Any:
+    """`tz.bfloat16` is ml_dtypes' (imported on first use: it takes 0.2 s)."""
+    if name == "bfloat16":
+        import ml_dtypes
+
+        return ml_dtypes.bfloat16
+    raise AttributeError(f"module 'tenzr' has no attribute {name!r}")

@@ -93,7 +93,8 @@ def check_arguments(module_globals: dict[str, Any], prefix: str, rename: dict[st
     that arguments Python or NumPy choke on inside Tenzr (`tz.pad(x, "x")`) give a
     TenzrError naming the function the user called, at the user's line, instead of a
     TypeError from deep inside. The original error is chained (`TENZR_DEBUG=1` shows it).
-    Calls between wrapped functions are checked once, at the outermost."""
+    Calls between wrapped functions are checked once, at the outermost. Called outside any
+    trace, a wrapped function runs eagerly (tenzr.eager)."""
     module = module_globals["__name__"]
     for name, fn in list(module_globals.items()):
         if name.startswith("_") or not isinstance(fn, types.FunctionType) or fn.__module__ != module:
@@ -104,6 +105,10 @@ def check_arguments(module_globals: dict[str, Any], prefix: str, rename: dict[st
 def _checked(fn: Callable, shown: str) -> Callable:
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
+        if not _STATE.traces and not _STATE.api_depth:
+            from tenzr.eager import call_eagerly  # (eager calls trace and compile: tenzr.transforms)
+
+            return call_eagerly(call, args, kwargs)
         _STATE.api_depth += 1
         try:
             return fn(*args, **kwargs)
@@ -270,7 +275,8 @@ def emit(opdef: OpDef, *operands: Array, result: TensorSpec | None = None, **att
             out = opdef(*(a.value for a in operands), result=result, **attrs)
         except VerifyError as e:
             raise TenzrError(f"{opdef.mnemonic}: {e.message}", location) from None
-    array = Array(out)
+    array = Array(out, weak=bool(operands) and all(a.weak for a in operands) and
+                  spec_of(out).dtype == operands[0].spec.dtype)
     check_fits(array.spec, f"the result of {opdef.mnemonic}")
     return array
 
@@ -281,15 +287,20 @@ def _bound_in_numpy_api(self: Array, *args: Any, **kwargs: Any) -> Array:
 
 
 class Array:
-    """A traced tensor. Supports NumPy's operators, indexing and common methods."""
+    """A traced tensor. Supports NumPy's operators, indexing and common methods.
 
-    __slots__ = ("_frame", "_value", "spec")
+    A *weakly typed* array (`weak`) holds a Python or NumPy scalar, or was computed from
+    such arrays only: as in JAX, it takes the type of the strongly typed arrays it meets
+    (`x * tz.sqrt(2 / np.pi)` stays float32 for a float32 `x`)."""
+
+    __slots__ = ("_frame", "_value", "spec", "weak")
     __array_priority__ = 1000  # NumPy arrays defer to our reflected operators
 
-    def __init__(self, value: ir.Value):
+    def __init__(self, value: ir.Value, weak: bool = False):
         self._value = value
         self._frame = current_frame()
         self.spec = spec_of(value)
+        self.weak = weak
 
     @property
     def value(self) -> ir.Value:
@@ -379,7 +390,7 @@ class Array:
 # --------------------------------------------------------------------------- conversions
 
 
-def constant(value: Any, dtype: str | None = None) -> Array:
+def constant(value: Any, dtype: str | None = None, weak: bool = False) -> Array:
     """A constant array holding `value` (NumPy array or scalar)."""
     _require_trace()
     array = np.asarray(value)
@@ -393,7 +404,7 @@ def constant(value: Any, dtype: str | None = None) -> Array:
     check_fits(spec, "a constant")
     array = array.astype(numpy_dtype(name), copy=False)
     with user_location():
-        return Array(T.constant(value=dense_constant(array, spec)))
+        return Array(T.constant(value=dense_constant(array, spec)), weak=weak)
 
 
 def _default_dtype(array: np.ndarray) -> np.dtype:
@@ -405,16 +416,48 @@ def _default_dtype(array: np.ndarray) -> np.dtype:
 
 
 def asarray(x: Any, dtype: Any = None) -> Array:
-    """A traced array from an array, NumPy array or Python scalar (as NumPy would type it)."""
+    """A traced array from an array, NumPy array, Python scalar (weakly typed, float32 or
+    int32 as in JAX) or a (nested) list of them, which is stacked."""
     if isinstance(x, Array):
         return astype(x, dtype) if dtype is not None else x
     if current_trace() is None:
         raise TenzrError("tz.asarray builds a traced constant; call it inside a function passed to tz.jit, "
                          "tz.grad, tz.vjp or tz.trace")
-    array = np.asarray(x)
-    if array.dtype == object:
-        raise TenzrError(f"cannot convert {type(x).__name__} to an array")
-    return constant(array, dtype_name(dtype) if dtype is not None else element_type_of(array.dtype))
+    if isinstance(x, (list, tuple)) and _holds_traced(x):
+        return asarray(_stacked(x), dtype)
+    name = dtype_name(dtype) if dtype is not None else _dtype_alone(x)
+    return constant(np.asarray(x), name, weak=dtype is None and _is_scalar(x))
+
+
+@api_boundary
+def array(x: Any, dtype: Any = None) -> Array | np.ndarray:
+    """JAX's `jnp.array` and `jnp.asarray`: an array of `x` (an array, NumPy array, scalar or
+    nested list of them) typed as NumPy types it, except that Python scalars are float32
+    and int32. While tracing, a traced array (a list holding traced arrays is stacked);
+    outside, a NumPy array. No copy is ever needed: a traced array is never changed in place.
+
+    >>> tz.asarray([1.0, 2.0], tz.float32)
+    array([1., 2.], dtype=float32)
+    """
+    if current_trace() is not None or isinstance(x, Array):
+        return asarray(x, dtype)
+    return np.asarray(x).astype(numpy_dtype(dtype_name(dtype) if dtype is not None else _dtype_alone(x)), copy=False)
+
+
+def _holds_traced(x: Any) -> bool:
+    return any(isinstance(e, Array) or (isinstance(e, (list, tuple)) and _holds_traced(e)) for e in x)
+
+
+def _stacked(x: list | tuple) -> Array:
+    """A nested list holding traced arrays as one traced array (promoted to one type)."""
+    from tenzr.numpy_api import stack  # (numpy_api builds on this module)
+
+    return stack([_stacked(e) if isinstance(e, (list, tuple)) else e for e in x])
+
+
+def _is_scalar(x: Any) -> bool:
+    """A Python or NumPy scalar: weakly typed once it is an array."""
+    return isinstance(x, (int, float, np.generic)) and np.ndim(x) == 0
 
 
 def astype(x: Array, dtype: Any) -> Array:
@@ -428,23 +471,46 @@ _RANK = {"i1": 0, "i32": 1, "i64": 2, "f16": 3, "bf16": 3, "f32": 4, "f64": 5}
 
 
 def promote(*xs: Any) -> list[Array]:
-    """Operands as Arrays of one element type. Python scalars and NumPy arrays take the
-    traced operands' type (as JAX's weak types); traced operands of different types promote
-    to the wider one (ints to floats)."""
-    traced = [x for x in xs if isinstance(x, Array)]
-    if not traced:
-        return [asarray(x) for x in xs]
-    target = max((t.spec.dtype for t in traced), key=lambda d: _RANK[d])
-    if any(isinstance(x, float) for x in xs) or any(isinstance(x, np.ndarray) and x.dtype.kind == "f" for x in xs):
-        if target not in FLOAT_TYPES:
+    """Operands as Arrays of one element type: JAX's rule. Strongly typed arrays promote to
+    the widest of them (bool < ints < floats, narrower < wider); Python and NumPy scalars,
+    weakly typed arrays and NumPy arrays take that type (a float among them makes an
+    integer result float32). Without strongly typed arrays, the widest of the others wins."""
+    strong = [x for x in xs if isinstance(x, Array) and not x.weak]
+    if strong:
+        target = max((t.spec.dtype for t in strong), key=lambda d: _RANK[d])
+        if target not in FLOAT_TYPES and any(_is_float(x) for x in xs):
             target = "f32"
+    else:
+        target = max((x.spec.dtype if isinstance(x, Array) else _dtype_alone(x) for x in xs),
+                     key=lambda d: _RANK[d])
     out = []
     for x in xs:
         if isinstance(x, Array):
             out.append(astype(x, target) if x.spec.dtype != target else x)
         else:
-            out.append(constant(np.asarray(x), target))
+            out.append(constant(np.asarray(x), target, weak=not strong and _is_scalar(x)))
     return out
+
+
+def _is_float(x: Any) -> bool:
+    if isinstance(x, Array):
+        return x.is_float
+    return isinstance(x, float) or (isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "f")
+
+
+def _dtype_alone(x: Any) -> str:
+    """The element type of a non-traced operand on its own: NumPy's, except that Python
+    scalars are float32 and int32 (as JAX's)."""
+    values = np.asarray(x)
+    if values.dtype == object:
+        raise TenzrError(f"cannot convert {type(x).__name__} to an array", user_location())
+    if values.dtype.kind == "c":
+        raise TenzrError(f"complex numbers are not supported (got {x!r})", user_location())
+    try:
+        return element_type_of(values.dtype if isinstance(x, (np.ndarray, np.generic, list, tuple))
+                               else _default_dtype(values))
+    except ValueError as e:
+        raise TenzrError(f"unsupported array: {e}", user_location()) from None
 
 
 class ShapeDtype:
@@ -458,8 +524,30 @@ class ShapeDtype:
     def shape(self) -> tuple[int, ...]:
         return self.spec.shape
 
+    @property
+    def dtype(self) -> np.dtype:
+        return numpy_dtype(self.spec.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return self.spec.rank
+
+    @property
+    def size(self) -> int:
+        return self.spec.size
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ShapeDtype) and other.spec == self.spec
+
+    def __hash__(self) -> int:
+        return hash(self.spec)
+
     def __repr__(self) -> str:
-        return f"ShapeDtype({self.spec})"
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype})"
+
+
+ShapeDtypeStruct = ShapeDtype
+"""JAX's name for ShapeDtype."""
 
 
 def spec_of_leaf(x: Any) -> TensorSpec:

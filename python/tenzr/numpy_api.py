@@ -38,7 +38,11 @@ def _float(x: ArrayLike) -> Array:
     """x as a floating-point array (ints and bools become float32, as NumPy's float64 would
     be too wide for most devices)."""
     x = asarray(x)
-    return x if x.is_float else astype(x, np.float32)
+    if x.is_float:
+        return x
+    out = astype(x, np.float32)
+    out.weak = x.weak
+    return out
 
 
 def _unary(opdef, *, to_float: bool = True):
@@ -215,8 +219,9 @@ def logaddexp(x: ArrayLike, y: ArrayLike) -> Array:
     """log(exp(x) + exp(y)) without overflow (JAX's form: equal infinities give themselves)."""
     x, y = (_float(v) for v in promote(x, y))
     top = maximum(x, y)
-    delta = x - y
-    return where(isnan(delta), x + y, top + log1p(exp(-abs(delta))))
+    # min - max rather than -|x - y|: its gradient at x == y is sigmoid(0) = 1/2 each, as
+    # JAX's, whichever way maximum and minimum break the tie
+    return where(isnan(x - y), x + y, top + log1p(exp(minimum(x, y) - top)))
 
 
 def isnan(x: ArrayLike) -> Array:

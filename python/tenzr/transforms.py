@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import inspect
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -266,14 +267,20 @@ class jit(Traceable):  # JAX's name
     """Compiles `fn` for `target` ("cpu", "vulkan", "cuda" or a `Target`) on first call with
     each input signature (shapes, dtypes, pytree structure) and reuses it after.
 
+    Arguments named by `static_argnums` (positions) or `static_argnames` (keywords) are not
+    traced: the program is compiled for their values, which must be hashable (shapes, flags,
+    functions), as in JAX. Keyword arguments are otherwise traced like positional ones.
+
     >>> f = tz.jit(lambda x: tz.exp(x) * 2.0)
     >>> f(np.zeros(3, np.float32))
     array([2., 2., 2.], dtype=float32)
     """
 
-    def __init__(self, fn: Callable, target: str | Target = "cpu"):
+    def __init__(self, fn: Callable, target: str | Target = "cpu", static_argnums: int | Sequence[int] = (),
+                 static_argnames: str | Sequence[str] = ()):
         self.fn: Callable = fn.fn if isinstance(fn, jit) else fn
         self.target = as_target(target)
+        self.static_argnums, self.static_argnames = _static_arguments(self.fn, static_argnums, static_argnames)
         functools.update_wrapper(self, self.fn, updated=())
 
     def trace_call(self, *args: Any) -> Any:
@@ -281,6 +288,91 @@ class jit(Traceable):  # JAX's name
 
     def cache_key(self) -> Any:
         return ("jit", self.fn)
+
+    @api_boundary
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs and not self.static_argnums:
+            return super().__call__(*args)
+        return self._specialized(args, kwargs)
+
+    @api_boundary
+    def compiled(self, *args: Any, **kwargs: Any) -> Compiled:
+        if not kwargs and not self.static_argnums:
+            return super().compiled(*args)
+        return self._specialized(args, kwargs, "compiled")
+
+    @api_boundary
+    def lower(self, *args: Any, **kwargs: Any) -> str:
+        if not kwargs and not self.static_argnums:
+            return super().lower(*args)
+        return self._specialized(args, kwargs, "lower")
+
+    @api_boundary
+    def _specialized(self, args: tuple, kwargs: dict, method: str = "__call__") -> Any:
+        """Calls `method` of the jit of `fn` with its static arguments fixed."""
+        fixed_positions = {n if n >= 0 else n + len(args) for n in self.static_argnums}
+        fixed = tuple((i, a) for i, a in enumerate(args) if i in fixed_positions) + \
+            tuple(sorted((k, v) for k, v in kwargs.items() if k in self.static_argnames))
+        try:
+            hash(fixed)
+        except TypeError:
+            raise TenzrError(f"jit of '{function_name(self.fn)}': static arguments must be hashable (as in JAX), "
+                             f"got {', '.join(type(v).__name__ for _, v in fixed)}") from None
+        traced_args = tuple(a for i, a in enumerate(args) if i not in fixed_positions)
+        traced_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        specialized = _Specialized(self, fixed, len(args))
+        return getattr(specialized, method)(traced_args, traced_kwargs)
+
+
+def _static_arguments(fn: Callable, nums: int | Sequence[int], names: str | Sequence[str]
+                      ) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """JAX's rule: static positions and names, each completed from the other through `fn`'s
+    signature where it has one."""
+    nums = (nums,) if isinstance(nums, int) else tuple(nums)
+    names = (names,) if isinstance(names, str) else tuple(names)
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in nums):
+        raise TenzrError(f"jit: static_argnums must be ints, got {nums!r}")
+    try:
+        parameters = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return nums, names
+    positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    named = {p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    names += tuple(positional[n] for n in nums if -len(positional) <= n < len(positional) and positional[n] in named
+                   and positional[n] not in names)
+    nums += tuple(positional.index(name) for name in names if name in positional and positional.index(name) not in nums)
+    return nums, names
+
+
+class _Specialized(Traceable):
+    """A jitted function with its static arguments fixed: called on (traced args, kwargs)."""
+
+    def __init__(self, outer: jit, fixed: tuple, count: int):
+        self.outer, self.fixed, self.count, self.target = outer, fixed, count, outer.target
+
+    def cache_key(self) -> Any:
+        return ("jit", self.outer.fn, self.fixed, self.count)
+
+    def trace_call(self, traced_args: tuple, traced_kwargs: dict) -> Any:
+        positions = {i: v for i, v in self.fixed if isinstance(i, int)}
+        rest = iter(traced_args)
+        args = [positions[i] if i in positions else next(rest) for i in range(self.count)]
+        kwargs = {**traced_kwargs, **{k: v for k, v in self.fixed if isinstance(k, str)}}
+        return self.outer.fn(*args, **kwargs)
+
+
+@api_boundary
+def eval_shape(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    """The shapes and dtypes `fn(*args, **kwargs)` would return, as a pytree of
+    `tz.ShapeDtypeStruct`, found by tracing alone (nothing is compiled or run). Arguments may
+    be arrays or shape-dtype structs.
+
+    >>> tz.eval_shape(lambda x: x @ x.T, tz.ShapeDtypeStruct((3, 2), np.float32))
+    ShapeDtypeStruct(shape=(3, 3), dtype=float32)
+    """
+    with _TRACING, context(), ir.Location.unknown():
+        traced = trace_into(Trace(new_module()), lambda a, k: fn(*a, **k), (args, kwargs), "eval_shape")
+        return unflatten(traced.out_tree, [ShapeDtype(s.shape, numpy_dtype(s.dtype)) for s in traced.result_specs])
 
 
 # --------------------------------------------------------------------------- differentiation

@@ -1,0 +1,148 @@
+"""JAX's names beyond NumPy's: `tz.nn`, `tz.scipy.special`, `tz.scipy.stats.norm`,
+`jit(static_argnums=, static_argnames=)`, `eval_shape`, dtype names. Values are checked
+against JAX itself (float64, on its CPU backend) and SciPy; gradients against JAX's and
+against central finite differences of SciPy/NumPy code."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.special as ss
+import scipy.stats as st
+
+import tenzr as tz
+
+jax = pytest.importorskip("jax")
+jax.config.update("jax_enable_x64", True)
+jnp = jax.numpy
+
+X = np.linspace(-2.5, 2.5, 11)
+P = np.linspace(0.05, 0.95, 7)
+H = 1e-6
+
+# name, tz function, the JAX function of the same name (or None), a NumPy/SciPy reference, inputs
+ROWS = [
+    ("gelu", tz.nn.gelu, jax.nn.gelu,
+     lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3))), [X]),
+    ("gelu_exact", lambda x: tz.nn.gelu(x, approximate=False), lambda x: jax.nn.gelu(x, approximate=False),
+     lambda x: x * st.norm.cdf(x), [X]),
+    ("silu", tz.nn.silu, jax.nn.silu, lambda x: x * ss.expit(x), [X]),
+    ("softplus", tz.nn.softplus, jax.nn.softplus, lambda x: np.logaddexp(x, 0), [X * 20]),
+    ("log_sigmoid", tz.nn.log_sigmoid, jax.nn.log_sigmoid, lambda x: -np.logaddexp(-x, 0), [X * 20]),
+    ("elu", lambda x: tz.nn.elu(x, 0.7), lambda x: jax.nn.elu(x, 0.7), lambda x: np.where(x > 0, x, 0.7 * np.expm1(x)),
+     [X + 0.01]),
+    ("celu", tz.nn.celu, jax.nn.celu, lambda x: np.maximum(x, 0) + np.minimum(np.expm1(x), 0), [X + 0.01]),
+    ("selu", tz.nn.selu, jax.nn.selu, lambda x: 1.0507009873554805 * np.where(x > 0, x, 1.6732632423543772 *
+                                                                              np.expm1(x)), [X + 0.01]),
+    ("leaky_relu", lambda x: tz.nn.leaky_relu(x, 0.2), lambda x: jax.nn.leaky_relu(x, 0.2),
+     lambda x: np.where(x >= 0, x, 0.2 * x), [X + 0.01]),
+    ("relu6_hard", lambda x: tz.nn.relu6(3 * x) + tz.nn.hard_tanh(x) + tz.nn.hard_silu(x),
+     lambda x: jax.nn.relu6(3 * x) + jax.nn.hard_tanh(x) + jax.nn.hard_silu(x),
+     lambda x: np.clip(3 * x, 0, 6) + np.clip(x, -1, 1) + x * np.clip(x + 3, 0, 6) / 6, [X + 0.01]),
+    ("soft_sign", tz.nn.soft_sign, jax.nn.soft_sign, lambda x: x / (abs(x) + 1), [X + 0.01]),
+    ("glu", tz.nn.glu, jax.nn.glu, lambda x: x[:, :2] * ss.expit(x[:, 2:]), [X[:8].reshape(2, 4)]),
+    ("standardize", tz.nn.standardize, jax.nn.standardize,
+     lambda x: (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5), [np.cos(X).reshape(1, 11)]),
+    ("erf_erfc", lambda x: tz.scipy.special.erf(x) * tz.scipy.special.erfc(x / 2),
+     lambda x: jax.scipy.special.erf(x) * jax.scipy.special.erfc(x / 2), lambda x: ss.erf(x) * ss.erfc(x / 2), [X]),
+    ("erfinv_ndtri", lambda p: tz.scipy.special.erfinv(p) + tz.scipy.special.ndtri(p),
+     lambda p: jax.scipy.special.erfinv(p) + jax.scipy.special.ndtri(p), lambda p: ss.erfinv(p) + ss.ndtri(p), [P]),
+    ("gammaln_digamma", lambda x: tz.scipy.special.gammaln(x) * tz.scipy.special.digamma(x),
+     lambda x: jax.scipy.special.gammaln(x) * jax.scipy.special.digamma(x), lambda x: ss.gammaln(x) * ss.digamma(x),
+     [X + 3]),
+    ("expit_logit", lambda x, p: tz.scipy.special.expit(x) + tz.scipy.special.logit(p),
+     lambda x, p: jax.scipy.special.expit(x) + jax.scipy.special.logit(p), lambda x, p: ss.expit(x) + ss.logit(p),
+     [P * 4, P]),
+    ("xlogy_xlog1py", lambda x, y: tz.scipy.special.xlogy(x, y) + tz.scipy.special.xlog1py(x, y),
+     lambda x, y: jax.scipy.special.xlogy(x, y) + jax.scipy.special.xlog1py(x, y),
+     lambda x, y: ss.xlogy(x, y) + ss.xlog1py(x, y), [P, P * 3]),
+    ("betaln_entr", lambda a, b: tz.scipy.special.betaln(a, b) + tz.scipy.special.entr(a),
+     lambda a, b: jax.scipy.special.betaln(a, b) + jax.scipy.special.entr(a),
+     lambda a, b: ss.betaln(a, b) + ss.entr(a), [P * 3, P + 1]),
+    ("logsumexp_b", lambda a, b: tz.scipy.special.logsumexp(a, axis=1, b=b),
+     lambda a, b: jax.scipy.special.logsumexp(a, axis=1, b=b), lambda a, b: ss.logsumexp(a, axis=1, b=b),
+     [X[:10].reshape(2, 5), P[:5] + 0.5]),
+    ("norm", lambda x: tz.scipy.stats.norm.logpdf(x, 0.3, 1.5) + tz.scipy.stats.norm.pdf(x, -0.2) +
+     tz.scipy.stats.norm.cdf(x, 0.1, 2.0) + tz.scipy.stats.norm.sf(x),
+     lambda x: jax.scipy.stats.norm.logpdf(x, 0.3, 1.5) + jax.scipy.stats.norm.pdf(x, -0.2) +
+     jax.scipy.stats.norm.cdf(x, 0.1, 2.0) + jax.scipy.stats.norm.sf(x),
+     lambda x: st.norm.logpdf(x, 0.3, 1.5) + st.norm.pdf(x, -0.2) + st.norm.cdf(x, 0.1, 2.0) + st.norm.sf(x), [X]),
+    ("norm_ppf", lambda q: tz.scipy.stats.norm.ppf(q, 1.0, 2.0) + tz.scipy.stats.norm.isf(q),
+     lambda q: jax.scipy.stats.norm.ppf(q, 1.0, 2.0) + jax.scipy.stats.norm.isf(q),
+     lambda q: st.norm.ppf(q, 1.0, 2.0) + st.norm.isf(q), [P]),
+]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r[0] for r in ROWS])
+def test_values_match_jax_and_scipy(row):
+    _, fn, jax_fn, ref, inputs = row
+    out = tz.jit(fn)(*inputs)
+    np.testing.assert_allclose(out, ref(*inputs), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(out, jax_fn(*inputs), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r[0] for r in ROWS])
+def test_gradients_match_jax_and_finite_differences(row):
+    _, fn, jax_fn, ref, inputs = row
+    argnums = tuple(range(len(inputs)))
+    weights = np.cos(np.arange(np.size(ref(*inputs)))).reshape(np.shape(ref(*inputs)))
+    ours = tz.grad(lambda *a: tz.sum(fn(*a) * weights), argnums)(*inputs)
+    theirs = jax.grad(lambda *a: jnp.sum(jax_fn(*a) * weights), argnums)(*inputs)
+    for k, (g, j) in enumerate(zip(ours, theirs, strict=True)):
+        np.testing.assert_allclose(g, j, rtol=1e-7, atol=1e-10)
+        x = inputs[k]
+        fd = np.zeros_like(x)
+        for i in np.ndindex(x.shape):
+            step = np.zeros_like(x)
+            step[i] = H
+            shifted = [a + step if n == k else a for n, a in enumerate(inputs)]
+            lowered = [a - step if n == k else a for n, a in enumerate(inputs)]
+            fd[i] = (np.sum(ref(*shifted) * weights) - np.sum(ref(*lowered) * weights)) / (2 * H)
+        np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-7)
+
+
+def test_nn_namespace_holds_only_its_functions():
+    names = [n for n in dir(tz.nn) if not n.startswith("_")]
+    assert names and all(callable(getattr(tz.nn, n)) and not isinstance(getattr(tz.nn, n), type) for n in names)
+    assert {"gelu", "silu", "softplus", "elu", "leaky_relu", "log_sigmoid", "standardize", "one_hot"} <= set(names)
+
+
+def test_jit_static_argnums_and_argnames():
+    calls = []
+
+    def f(x, n, *, scale=1.0, mode="sum"):
+        calls.append(n)
+        y = x[:n] * scale
+        return tz.sum(y) if mode == "sum" else y
+
+    x = np.arange(5.0)
+    g = tz.jit(f, static_argnums=1, static_argnames="mode")
+    assert float(g(x, 3, scale=1.0)) == 3.0
+    np.testing.assert_array_equal(g(x, 2, scale=2.0, mode="keep"), [0.0, 2.0])
+    assert float(g(x, 3, scale=2.0)) == 6.0  # scale is traced: the program of g(x, 3, scale=1.0)
+    assert calls == [3, 2]
+    assert float(g(x, 3)) == 3.0
+    by_name = tz.jit(f, static_argnames="n")
+    assert float(by_name(x, n=4)) == 6.0 and float(by_name(x, 4)) == 6.0
+    np.testing.assert_allclose(tz.jit(lambda x, n: tz.grad(lambda x: tz.sum(x[:n] ** 2))(x), static_argnums=1)(x, 3),
+                               [0.0, 2.0, 4.0, 0.0, 0.0])
+    with pytest.raises(tz.TenzrError, match="static arguments must be hashable"):
+        g(x, np.array([1, 2]))
+
+
+def test_eval_shape_traces_without_compiling():
+    out = tz.eval_shape(lambda x, w: {"y": tz.tanh(x @ w), "n": x.sum()}, tz.ShapeDtypeStruct((4, 3), np.float32),
+                        np.zeros((3, 2)))
+    assert out["y"].shape == (4, 2) and out["y"].dtype == np.float64
+    assert out["n"] == tz.ShapeDtypeStruct((), np.float32)
+    assert repr(out["n"]) == "ShapeDtypeStruct(shape=(), dtype=float32)"
+
+
+def test_dtype_names_are_numpys():
+    assert tz.float32 == np.float32 and np.dtype(tz.float64) == np.float64 and tz.int32 == np.int32
+    assert tz.zeros(2, tz.int32).dtype == np.int32
+    assert np.dtype(tz.bfloat16).name == "bfloat16"
+    halved = tz.jit(lambda a: a * 0.5)(np.full(3, 3.0, tz.bfloat16))
+    assert halved.dtype == tz.bfloat16
+    np.testing.assert_array_equal(halved.astype(np.float32), [1.5, 1.5, 1.5])
+    assert tz.finfo(tz.float32).eps == np.finfo(np.float32).eps

@@ -1,0 +1,99 @@
+"""`tz` functions called outside any trace (eager calls), JAX's type promotion with weak
+types, and `tz.asarray` of lists holding traced arrays. Values are checked against NumPy;
+gradients against central finite differences of NumPy code."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tenzr as tz
+from tenzr.cache import STATS
+
+X = np.arange(6, dtype=np.float32).reshape(2, 3) / 4
+
+
+def test_eager_calls_match_numpy_and_return_numpy_arrays():
+    out = tz.exp(X)
+    assert isinstance(out, np.ndarray) and out.dtype == np.float32
+    np.testing.assert_allclose(out, np.exp(X), rtol=1e-6)
+    np.testing.assert_allclose(tz.sum(X, axis=0), X.sum(axis=0), rtol=1e-6)
+    np.testing.assert_array_equal(tz.zeros((2, 2)), np.zeros((2, 2), np.float32))
+    np.testing.assert_array_equal(tz.tril(np.ones((3, 3))), np.tril(np.ones((3, 3))))
+    assert int(tz.prod(np.array([3, 4]))) == 12
+    parts = tz.split(X, 3, axis=1)
+    assert len(parts) == 3 and all(isinstance(p, np.ndarray) for p in parts)
+    np.testing.assert_array_equal(parts[1], X[:, 1:2])
+    np.testing.assert_allclose(tz.nn.softmax(X), np.exp(X) / np.exp(X).sum(-1, keepdims=True), rtol=1e-6)
+
+
+def test_eager_results_that_do_not_depend_on_values_come_back_as_returned():
+    assert tz.shape(X) == (2, 3) and type(tz.shape(X)) is tuple
+    assert tz.ndim(X) == 2 and type(tz.ndim(X)) is int
+    assert tz.size(X, 1) == 3
+    assert tz.asarray(1.0).dtype == np.float32 and tz.asarray([1, 2]).dtype == np.int64
+
+
+def test_eager_calls_compile_once_per_signature():
+    y = np.linspace(0.0, 1.0, 7)
+    first = tz.cosh(y)
+    compiles = STATS.compiles + STATS.disk_hits
+    again = tz.cosh(y + 1.0)
+    assert STATS.compiles + STATS.disk_hits == compiles  # same shape and dtype: the program is reused
+    np.testing.assert_allclose(first, np.cosh(y), rtol=1e-12)
+    np.testing.assert_allclose(again, np.cosh(y + 1.0), rtol=1e-12)
+    tz.cosh(y.astype(np.float32))
+    assert STATS.compiles + STATS.disk_hits == compiles + 1  # a new dtype is a new program
+
+
+def test_eager_errors_are_tenzr_errors_at_the_call():
+    with pytest.raises(tz.TenzrError, match="reshape"):
+        tz.reshape(X, (4, 4))
+    with pytest.raises(tz.TenzrError, match="cannot convert"):
+        tz.asarray(object())
+
+
+def test_weak_scalars_keep_the_arrays_type():
+    x32 = X
+    f = tz.jit(lambda x: x * tz.sqrt(2 / np.pi) + np.float64(1.0) - 2)
+    out = f(x32)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, x32 * np.sqrt(2 / np.pi) + 1.0 - 2, rtol=1e-6)
+    assert tz.jit(lambda x: x + tz.exp(np.float64(1.0)))(x32).dtype == np.float32
+    # scalars alone: Python floats are float32, NumPy float64 scalars float64
+    assert tz.jit(lambda: tz.sqrt(2.0))().dtype == np.float32
+    assert tz.jit(lambda: tz.sqrt(np.float64(2.0)))().dtype == np.float64
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), [
+    (np.float32, np.int32, np.float32),
+    (np.int32, np.float64, np.float64),
+    (np.float32, np.float64, np.float64),
+    (np.int32, np.int64, np.int64),
+    (np.bool_, np.int32, np.int32),
+])
+def test_arrays_promote_by_jax_rule(a, b, expected):
+    out = tz.jit(lambda x, y: x * y)(np.ones(2, a), np.ones(2, b))
+    assert out.dtype == expected
+
+
+def test_integer_array_and_float_scalar_give_float32():
+    out = tz.jit(lambda i: i * 2.5)(np.arange(3, dtype=np.int32))
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, np.arange(3) * 2.5)
+
+
+def test_asarray_of_lists_of_traced_arrays_and_its_gradient():
+    def f(a, b):
+        m = tz.asarray([[a, b], [b * a, 1.0]])
+        return tz.sum(m * m * np.array([[1.0, 2.0], [3.0, 4.0]]))
+
+    def ref(a, b):
+        m = np.array([[a, b], [b * a, 1.0]])
+        return np.sum(m * m * np.array([[1.0, 2.0], [3.0, 4.0]]))
+
+    a, b, h = 0.7, -1.3, 1e-6
+    ga, gb = tz.grad(f, argnums=(0, 1))(np.float64(a), np.float64(b))
+    np.testing.assert_allclose(ga, (ref(a + h, b) - ref(a - h, b)) / (2 * h), rtol=1e-6)
+    np.testing.assert_allclose(gb, (ref(a, b + h) - ref(a, b - h)) / (2 * h), rtol=1e-6)
+    assert tz.jit(lambda a: tz.array([a, a]))(np.float32(2.0)).shape == (2,)
