@@ -26,7 +26,7 @@ from tenzr.dialect.opdef import (
     Str,
     fail,
 )
-from tenzr.dialect.types import FLOAT_TYPES, INT_TYPES, TensorSpec, broadcast_shapes, spec_of_type
+from tenzr.dialect.types import FLOAT_TYPES, INT_TYPES, ITEM_BYTES, TensorSpec, broadcast_shapes, spec_of_type
 
 # --------------------------------------------------------------------------- shared rules
 
@@ -48,6 +48,25 @@ def _require_float(op: Op, dtype: str) -> None:
 def _require_numeric(op: Op, dtype: str) -> None:
     if dtype == "i1":
         fail("takes numeric tensors, not i1")
+
+
+def _require_bits(op: Op, dtype: str, booleans: bool) -> None:
+    if dtype not in INT_TYPES and not (booleans and dtype == "i1"):
+        fail(f"takes integer tensors (i32, i64{', i1' if booleans else ''}), got {dtype}")
+
+
+def _bits_rule(booleans: bool, arity: int):
+    def rule(op: Op) -> TensorSpec:
+        dtype = _same_dtype(op)
+        _require_bits(op, dtype, booleans)
+        return TensorSpec(_broadcast(op.specs), dtype) if arity == 2 else op.specs[0]
+
+    return rule
+
+
+def _bits(mnemonic: str, summary: str, booleans: bool = True, arity: int = 2) -> OpDef:
+    return OpDef(mnemonic, summary, ("x", "y")[:arity], _bits_rule(booleans, arity), gradient="none",
+                 elementwise=True)
 
 
 def _require_index(spec: TensorSpec, what: str) -> None:
@@ -179,6 +198,31 @@ digamma = _unary("digamma", "d/dx log Γ(x).", transcendental=True)
 round_ = _unary("round", "Round half to even, as NumPy.", gradient="none")
 stop_gradient = _unary("stop_gradient", "Identity forward; blocks the gradient.", kind="any",
                        gradient="none")
+
+
+# --------------------------------------------------------------------------- bits
+
+bitwise_and = _bits("bitwise_and", "x & y on integers or booleans, broadcast.")
+bitwise_or = _bits("bitwise_or", "x | y on integers or booleans, broadcast.")
+bitwise_xor = _bits("bitwise_xor", "x ^ y on integers or booleans, broadcast.")
+bitwise_not = _bits("bitwise_not", "~x on integers or booleans.", arity=1)
+shift_left = _bits("shift_left", "x << y, broadcast; shifts of the bit width or more give 0.", booleans=False)
+shift_right_logical = _bits("shift_right_logical", "x >> y filling with zeros (as unsigned), broadcast.",
+                            booleans=False)
+shift_right_arithmetic = _bits("shift_right_arithmetic", "x >> y keeping the sign (NumPy's >> on signed ints), "
+                               "broadcast.", booleans=False)
+
+
+def _bitcast_rule(op: Op) -> TensorSpec:
+    (x,), (out,) = op.specs, op.given
+    if out.shape != x.shape or ITEM_BYTES[out.dtype] != ITEM_BYTES[x.dtype] or "i1" in (x.dtype, out.dtype):
+        fail(f"reinterprets {x} as {out}: the shapes must be equal and the element types of one bit width (not i1)")
+    return out
+
+
+bitcast_convert = OpDef("bitcast_convert", "Reinterprets the bits as another element type of the same width; the "
+                        "result type names it.", ("x",), _bitcast_rule, given_result=True, elementwise=True,
+                        gradient="none")
 
 
 def _convert_rule(op: Op) -> TensorSpec:

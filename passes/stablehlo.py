@@ -122,6 +122,10 @@ minimum = _elementwise("stablehlo.minimum")
 and_ = _elementwise("stablehlo.and")
 or_ = _elementwise("stablehlo.or")
 not_ = _elementwise("stablehlo.not")
+xor = _elementwise("stablehlo.xor")
+shift_left = _elementwise("stablehlo.shift_left")
+shift_right_logical = _elementwise("stablehlo.shift_right_logical")
+shift_right_arithmetic = _elementwise("stablehlo.shift_right_arithmetic")
 negate = _elementwise("stablehlo.negate")
 exponential = _elementwise("stablehlo.exponential", transcendental=True)
 log = _elementwise("stablehlo.log", transcendental=True)
@@ -190,7 +194,14 @@ def convert(x: Value, dtype: str) -> Value:
     return x if s.dtype == dtype else _one("stablehlo.convert", s.with_dtype(dtype), [x])
 
 
-ELEMENTWISE.update(f"stablehlo.{name}" for name in ("clamp", "compare", "select", "convert"))
+@builds("stablehlo.bitcast_convert")
+def bitcast_convert(x: Value, dtype: str) -> Value:
+    """x's bits as elements of `dtype` (of the same width)."""
+    s = spec(x)
+    return x if s.dtype == dtype else _one("stablehlo.bitcast_convert", s.with_dtype(dtype), [x])
+
+
+ELEMENTWISE.update(f"stablehlo.{name}" for name in ("clamp", "compare", "select", "convert", "bitcast_convert"))
 
 
 # --------------------------------------------------------------------------- constants

@@ -43,6 +43,10 @@ EXAMPLES: dict[str, tuple] = {
     "compare": ([f32(2, 3), f32(3)], {"direction": "lt"}, {}),
     "select": ([TensorSpec((2, 3), "i1"), f32(2, 3), f32()], {}, {}),
     "convert": ([f32(3)], {}, {"result": TensorSpec((3,), "f16")}),
+    "bitcast_convert": ([f32(3)], {}, {"result": TensorSpec((3,), "i32")}),
+    **{name: ([TensorSpec((2, 3), "i32"), TensorSpec((3,), "i32")], {}, {}) for name in (
+        "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right_logical", "shift_right_arithmetic")},
+    "bitwise_not": ([TensorSpec((3,), "i32")], {}, {}),
     "matmul": ([f32(2, 3, 4), f32(4, 5)], {}, {}),
     "convolution": ([f32(1, 2, 5, 5), f32(4, 2, 3, 3)], {"window_strides": [2, 2], "padding_low": [1, 1],
                                                         "padding_high": [1, 1]}, {}),

@@ -35,7 +35,9 @@ _ONE_TO_ONE: dict[OpDef, Callable[..., Value]] = {
     T.expm1: sh.exponential_minus_one, T.sign: sh.sign, T.floor: sh.floor, T.round_: sh.round_nearest_even,
     T.ceil: sh.ceil, T.tan: sh.tan, T.atan2: sh.atan2, T.atan: sh.atan, T.asin: sh.asin, T.acos: sh.acos,
     T.sinh: sh.sinh, T.cosh: sh.cosh, T.asinh: sh.asinh, T.acosh: sh.acosh, T.atanh: sh.atanh, T.erf: sh.erf,
-    T.erf_inv: sh.erf_inv, T.lgamma: sh.lgamma, T.digamma: sh.digamma,
+    T.erf_inv: sh.erf_inv, T.lgamma: sh.lgamma, T.digamma: sh.digamma, T.bitwise_and: sh.and_,
+    T.bitwise_or: sh.or_, T.bitwise_xor: sh.xor, T.bitwise_not: sh.not_, T.shift_left: sh.shift_left,
+    T.shift_right_logical: sh.shift_right_logical, T.shift_right_arithmetic: sh.shift_right_arithmetic,
 }
 """tenzr ops that lower to one StableHLO op on broadcast operands (tenzr-expand-math later
 rewrites those IREE gets wrong)."""
@@ -68,6 +70,11 @@ def _lower_stop_gradient(op: Op) -> Value:
 @lowers(T.convert)
 def _lower_convert(op: Op) -> Value:
     return sh.convert(op.operands[0], op.result.dtype)
+
+
+@lowers(T.bitcast_convert)
+def _lower_bitcast_convert(op: Op) -> Value:
+    return sh.bitcast_convert(op.operands[0], op.result.dtype)
 
 
 @lowers(T.constant)
@@ -355,4 +362,5 @@ def _atanh(op: Op, ct: Value) -> Cotangents:
     return (sh.divide(ct, sh.subtract(_scalar(1, ct), sh.multiply(x, x))),)
 
 
-no_derivative(sh.compare, sh.sign, sh.floor, sh.ceil, sh.round_nearest_even, sh.and_, sh.or_, sh.not_, sh.constant)
+no_derivative(sh.compare, sh.sign, sh.floor, sh.ceil, sh.round_nearest_even, sh.and_, sh.or_, sh.not_, sh.xor,
+              sh.shift_left, sh.shift_right_logical, sh.shift_right_arithmetic, sh.bitcast_convert, sh.constant)

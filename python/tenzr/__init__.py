@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from tenzr import distributed, lax, nn, scipy, tree_util
+from tenzr import distributed, lax, linalg, nn, random, scipy, tree_util
 from tenzr.batching import vmap
 from tenzr.core import Array, ShapeDtype, ShapeDtypeStruct, array
 from tenzr.dialect.diagnostics import TenzrError
@@ -34,6 +34,10 @@ from tenzr.numpy_api import (
     argmin,
     argsort,
     around,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
     broadcast_to,
     ceil,
     clip,
@@ -62,9 +66,11 @@ from tenzr.numpy_api import (
     greater,
     greater_equal,
     hypot,
+    invert,
     isfinite,
     isinf,
     isnan,
+    left_shift,
     less,
     less_equal,
     log,
@@ -98,6 +104,7 @@ from tenzr.numpy_api import (
     reciprocal,
     remainder,
     reshape,
+    right_shift,
     round,
     sign,
     sin,

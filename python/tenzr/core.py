@@ -99,10 +99,12 @@ def check_arguments(module_globals: dict[str, Any], prefix: str, rename: dict[st
     for name, fn in list(module_globals.items()):
         if name.startswith("_") or not isinstance(fn, types.FunctionType) or fn.__module__ != module:
             continue
-        module_globals[name] = _checked(fn, (rename or {}).get(name, prefix + name))
+        module_globals[name] = checked(fn, (rename or {}).get(name, prefix + name))
 
 
-def _checked(fn: Callable, shown: str) -> Callable:
+def checked(fn: Callable, shown: str) -> Callable:
+    """`fn` with its argument errors reported as `shown`'s (see check_arguments)."""
+
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
         if not _STATE.traces and not _STATE.api_depth:
@@ -379,10 +381,13 @@ class Array:
     # NumPy's operators and methods, bound to tenzr.numpy_api's functions there (at the end
     # of that module, which imports this one).
     T: Array
+    at: Any
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _bound_in_numpy_api
     __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __matmul__ = __rmatmul__ = _bound_in_numpy_api
     __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = __getitem__ = _bound_in_numpy_api  # type: ignore[assignment]
     __neg__ = __pos__ = __abs__ = _bound_in_numpy_api
+    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = __invert__ = _bound_in_numpy_api
+    __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = _bound_in_numpy_api
     reshape = transpose = sum = mean = max = min = prod = _bound_in_numpy_api
     argmax = argmin = flatten = ravel = squeeze = clip = _bound_in_numpy_api
 

@@ -75,6 +75,12 @@ def custom_call(target: str, *operands: Any, result_shape: Sequence[int] | None 
     return emit(T.custom_call, *xs, result=result, call_target_name=target, **attributes)
 
 
+def bitcast_convert_type(x: Any, new_dtype: Any) -> Array:
+    """x's bits reinterpreted as `new_dtype` (of the same bit width), as JAX's."""
+    x = asarray(x)
+    return emit(T.bitcast_convert, x, result=x.spec.with_dtype(dtype_name(new_dtype)))
+
+
 def _index(start: Any) -> Array:
     s = asarray(start)
     return s if s.ndim == 0 else s.reshape(())

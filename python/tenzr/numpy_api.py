@@ -6,6 +6,7 @@ scalars and NumPy arrays mix in as constants of the traced operand's type.
 
 from __future__ import annotations
 
+import builtins
 import math
 import re
 from collections.abc import Sequence
@@ -20,6 +21,7 @@ from tenzr.core import (
     asarray,
     astype,
     check_arguments,
+    checked,
     constant,
     dtype_name,
     emit,
@@ -272,6 +274,35 @@ def remainder(x: ArrayLike, y: ArrayLike) -> Array:
 
 
 mod = remainder
+
+
+def _bitwise(opdef: Any, doc: str) -> Any:
+    def fn(x: ArrayLike, y: ArrayLike) -> Array:
+        x, y = promote(x, y)
+        if x.spec.dtype not in ("i1", "i32", "i64"):
+            raise TenzrError(f"{opdef.mnemonic}: takes integers or booleans, got {x.dtype}", user_location())
+        return emit(opdef, x, y)
+
+    fn.__name__, fn.__doc__ = opdef.mnemonic, doc
+    return fn
+
+
+bitwise_and = _bitwise(T.bitwise_and, "x & y elementwise, on integers or booleans.")
+bitwise_or = _bitwise(T.bitwise_or, "x | y elementwise, on integers or booleans.")
+bitwise_xor = _bitwise(T.bitwise_xor, "x ^ y elementwise, on integers or booleans.")
+left_shift = _bitwise(T.shift_left, "x << y elementwise, on integers.")
+right_shift = _bitwise(T.shift_right_arithmetic, "x >> y elementwise, on integers (the sign is kept, as NumPy's).")
+
+
+def bitwise_not(x: ArrayLike) -> Array:
+    """~x elementwise: the bits flipped (logical not for booleans)."""
+    x = asarray(x)
+    if x.spec.dtype not in ("i1", "i32", "i64"):
+        raise TenzrError(f"bitwise_not: takes integers or booleans, got {x.dtype}", user_location())
+    return emit(T.bitwise_not, x)
+
+
+invert = bitwise_not
 
 
 def _logical(combine: Any, doc: str) -> Any:
@@ -551,33 +582,93 @@ def outer(a: ArrayLike, b: ArrayLike) -> Array:
 
 
 def einsum(subscripts: Any, *operands: ArrayLike) -> Array:
-    """Einstein summation over one or two operands (explicit or implicit output), mapped
-    onto transposes, reductions and one batched matmul. Both of NumPy's call forms work:
-    `einsum("ij,jk->ik", a, b)` and `einsum(a, [0, 1], b, [1, 2], [0, 2])`."""
+    """Einstein summation, as NumPy's: any number of operands (contracted pairwise, left to
+    right, each pair as transposes, reductions and one batched matmul), an explicit or
+    implicit output, ellipses (broadcast like NumPy) and repeated indices within a term
+    (diagonals). Both call forms work: `einsum("ij,jk->ik", a, b)` and
+    `einsum(a, [0, 1], b, [1, 2], [0, 2])`."""
     if not isinstance(subscripts, str):
         subscripts, operands = _einsum_sublists(subscripts, *operands)
     spec = subscripts.replace(" ", "")
-    if "..." in spec:
-        raise TenzrError("einsum: ellipsis subscripts are not supported", user_location())
     inputs, arrow, output = spec.partition("->")
     terms = inputs.split(",")
-    if len(terms) != len(operands) or len(terms) not in (1, 2):
-        raise TenzrError(f"einsum: '{subscripts}' needs 1 or 2 operands matching its terms", user_location())
-    if not arrow:
-        counts = {c: inputs.count(c) for c in inputs if c != ","}
-        output = "".join(sorted(c for c, n in counts.items() if n == 1))
-    for term, x in zip(terms, operands, strict=True):
-        if not re.fullmatch(r"[a-zA-Z]*", term) or len(set(term)) != len(term) or len(term) != np.ndim(x):
-            raise TenzrError(f"einsum: term '{term}' does not match an operand of rank {np.ndim(x)} "
-                             "(repeated indices within one term are not supported)", user_location())
+    if len(terms) != len(operands) or not operands:
+        raise TenzrError(f"einsum: '{subscripts}' has {len(terms)} terms but {len(operands)} operands",
+                         user_location())
+    for term in [*terms, output]:
+        if not re.fullmatch(r"[a-zA-Z]*(\.\.\.)?[a-zA-Z]*", term):
+            raise TenzrError(f"einsum: '{term}' is not a term of letters (with at most one '...')", user_location())
     xs = promote(*operands)
-    if len(xs) == 1:
-        (term,), (x,) = terms, xs
-        summed = [i for i, c in enumerate(term) if c not in output]
-        x = sum(x, tuple(summed)) if summed else x
-        kept = "".join(c for c in term if c in output)
-        return transpose(x, [kept.index(c) for c in output])
-    (ta, tb), (a, b) = terms, xs
+    terms, xs, dots = _einsum_ellipses(terms, xs)
+    if not arrow:
+        counts = {c: "".join(terms).count(c) for c in "".join(terms)}
+        output = dots + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in dots))
+    else:
+        output = output.replace("...", dots)
+    for term, x in zip(terms, xs, strict=True):
+        if len(term) != x.ndim:
+            raise TenzrError(f"einsum: term '{term}' does not match an operand of rank {x.ndim}", user_location())
+    if len(set(output)) != len(output) or not set(output) <= set("".join(terms)):
+        raise TenzrError(f"einsum: output '{output}' repeats an index or names one no input has", user_location())
+    pairs = [_einsum_diagonals(t, x) for t, x in zip(terms, xs, strict=True)]
+    term, x = pairs[0]
+    for k in range(1, len(pairs)):
+        later = output + "".join(t for t, _ in pairs[k + 1:])
+        other, y = pairs[k]
+        kept = "".join(dict.fromkeys(c for c in term + other if c in later))
+        term, x = kept, _einsum_pair(term, x, other, y, kept)
+    summed = [i for i, c in enumerate(term) if c not in output]
+    x = sum(x, tuple(summed)) if summed else x
+    kept = "".join(c for c in term if c in output)
+    return transpose(x, [kept.index(c) for c in output])
+
+
+def _einsum_ellipses(terms: list[str], xs: list[Array]) -> tuple[list[str], list[Array], str]:
+    """Terms with each '...' spelled out in letters no term uses (the broadcast dims, right
+    aligned as NumPy's), the operands broadcast to match, and those letters."""
+    spans = [x.ndim - (len(t) - 3) if "..." in t else 0 for t, x in zip(terms, xs, strict=True)]
+    if any(n < 0 for n in spans):
+        raise TenzrError("einsum: an operand has fewer dims than its term names", user_location())
+    rank = builtins.max(spans, default=0)
+    if not rank:
+        return [t.replace("...", "") for t in terms], xs, ""
+    free = [c for c in _LETTERS if c not in "".join(terms)]
+    dots = "".join(free[:rank])
+    shapes = [x.shape[t.index("..."):t.index("...") + n] if "..." in t else () for t, x, n in zip(terms, xs, spans,
+                                                                                                    strict=True)]
+    common = broadcast_shapes(*shapes)
+    if common is None:
+        raise TenzrError(f"einsum: the dims under '...' ({', '.join(map(str, shapes))}) do not broadcast",
+                         user_location())
+    out_terms, out_xs = [], []
+    for t, x, n in zip(terms, xs, spans, strict=True):
+        if "..." in t:
+            at = t.index("...")
+            shape = (*x.shape[:at], *(1,) * (rank - n), *x.shape[at:at + n], *x.shape[at + n:])
+            x = broadcast_to(reshape(x, shape), (*x.shape[:at], *common, *x.shape[at + n:]))
+            t = t.replace("...", dots)
+        out_terms.append(t)
+        out_xs.append(x)
+    return out_terms, out_xs, dots
+
+
+def _einsum_diagonals(term: str, x: Array) -> tuple[str, Array]:
+    """A term without repeated indices: each repeat is reduced to its diagonal."""
+    while len(set(term)) != len(term):
+        c = next(c for c in term if term.count(c) > 1)
+        p, q = term.index(c), term.index(c, term.index(c) + 1)
+        if x.shape[p] != x.shape[q]:
+            raise TenzrError(f"einsum: index '{c}' is repeated over dims of sizes {x.shape[p]} and {x.shape[q]}",
+                             user_location())
+        mask = [1] * x.ndim
+        mask[p] = mask[q] = x.shape[p]
+        x = sum(x * reshape(eye(x.shape[p], dtype=x.dtype), mask), q)
+        term = term[:q] + term[q + 1:]
+    return term, x
+
+
+def _einsum_pair(ta: str, a: Array, tb: str, b: Array, output: str) -> Array:
+    """Two operands contracted to `output`'s indices."""
     # Sum away indices that appear in one operand only and not in the output.
     for which in (0, 1):
         term, other, x = (ta, tb, a) if which == 0 else (tb, ta, b)
@@ -594,12 +685,14 @@ def einsum(subscripts: Any, *operands: ArrayLike) -> Array:
     free_a = [c for c in ta if c not in tb]
     free_b = [c for c in tb if c not in ta]
     size = {c: n for t, x in ((ta, a), (tb, b)) for c, n in zip(t, x.shape, strict=True)}
+    for c in batch + contract:
+        if a.shape[ta.index(c)] != b.shape[tb.index(c)]:
+            raise TenzrError(f"einsum: index '{c}' has sizes {a.shape[ta.index(c)]} and {b.shape[tb.index(c)]}",
+                             user_location())
     a3 = reshape(transpose(a, [ta.index(c) for c in batch + free_a + contract]),
                  [size[c] for c in batch] + [math.prod(size[c] for c in free_a), math.prod(size[c] for c in contract)])
     b3 = reshape(transpose(b, [tb.index(c) for c in batch + contract + free_b]),
                  [size[c] for c in batch] + [math.prod(size[c] for c in contract), math.prod(size[c] for c in free_b)])
-    if not batch:
-        a3, b3 = reshape(a3, a3.shape), reshape(b3, b3.shape)
     out = emit(T.matmul, a3, b3)
     got = batch + free_a + free_b
     out = reshape(out, [size[c] for c in got])
@@ -619,7 +712,8 @@ def _einsum_sublists(*args: Any) -> tuple[str, tuple]:
         ids = []
         for i in sublist:
             if i is Ellipsis:
-                raise TenzrError("einsum: ellipsis subscripts are not supported", user_location())
+                ids.append("...")
+                continue
             if not isinstance(i, (int, np.integer)) or not 0 <= i < len(_LETTERS):
                 raise TenzrError(f"einsum: axis ids must be ints in [0, {len(_LETTERS)}), got {i!r}",
                                  user_location())
@@ -735,6 +829,71 @@ def getitem(x: Array, index: Any) -> Array:
     if reverse:
         out = emit(T.reverse, out, dimensions=reverse)
     return _finish_index(out, layout, advanced)
+
+
+class IndexUpdates:
+    """`x.at`, JAX's indexed updates: `x.at[index].set(v)`, `.add`, `.multiply`, `.divide`,
+    `.min`, `.max` return a new array (x itself never changes), and `.get()` is `x[index]`.
+    `index` is anything indexing takes (NumPy's boolean masks too, when they are constants).
+    Where an index repeats, updates combine (`add` sums them, `set` keeps the last)."""
+
+    __slots__ = ("_x",)
+
+    def __init__(self, x: Array):
+        self._x = x
+
+    def __getitem__(self, index: Any) -> IndexUpdate:
+        return IndexUpdate(self._x, index)
+
+
+class IndexUpdate:
+    """`x.at[index]`: call one of its methods to get the updated array."""
+
+    __slots__ = ("_index", "_x")
+
+    def __init__(self, x: Array, index: Any):
+        self._x, self._index = x, index
+
+    def get(self) -> Array:
+        return getitem(self._x, self._index)
+
+    def set(self, values: ArrayLike) -> Array:
+        return self._update(values, "set")
+
+    def add(self, values: ArrayLike) -> Array:
+        return self._update(values, "add")
+
+    def multiply(self, values: ArrayLike) -> Array:
+        return self._update(values, "multiply")
+
+    mul = multiply
+
+    def divide(self, values: ArrayLike) -> Array:
+        return self._update(1.0 / _float(values), "multiply")
+
+    def min(self, values: ArrayLike) -> Array:
+        return self._update(values, "min")
+
+    def max(self, values: ArrayLike) -> Array:
+        return self._update(values, "max")
+
+    def _update(self, values: ArrayLike, mode: str) -> Array:
+        """Scatters into x flattened, at the flat positions the index picks: those are the
+        index applied to the array of positions (by NumPy when the index is constant)."""
+        x = self._x
+        if (isinstance(self._index, tuple) and any(isinstance(e, Array) for e in self._index)) or \
+                isinstance(self._index, Array):
+            positions = getitem(constant(np.arange(x.size, dtype=np.int32).reshape(x.shape)), self._index)
+        else:
+            try:
+                picked = np.arange(x.size, dtype=np.int32).reshape(x.shape)[self._index]
+            except IndexError as e:
+                raise TenzrError(f"x.at[...]: {e}", user_location()) from None
+            positions = constant(np.asarray(picked))
+        updates = broadcast_to(promote(x, values)[1], positions.shape)
+        flat = emit(T.scatter, reshape(x, (x.size,)), reshape(positions, (positions.size,)),
+                    reshape(updates, (positions.size,)), axis=0, mode=mode)
+        return reshape(flat, x.shape)
 
 
 def _is_index_array(e: Any) -> bool:
@@ -973,20 +1132,16 @@ def _swapped(fn: Any) -> Any:
     return lambda self, other: fn(other, self)
 
 
-def _boolean(fn: Any, symbol: str) -> Any:
-    """A logical operator (&, |, ^, ~) on booleans (bitwise ones on integers are not supported)."""
-    def apply(self: Array, other: Any) -> Array:
-        if self.spec.dtype != "i1" or (isinstance(other, Array) and other.spec.dtype != "i1") or \
-                not isinstance(other, (Array, bool, np.bool_, np.ndarray)):
-            raise TenzrError(f"'{symbol}' is supported on booleans only (got {self.dtype}); for integers, "
-                             "bitwise operators are not supported yet", user_location())
-        return fn(self, other)
-
-    return apply
-
-
 def _axis_method(fn: Any) -> Any:
-    return lambda self, axis=None, keepdims=False: fn(self, axis, keepdims=keepdims)
+    def method(self: Array, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Array:
+        if out is not None:
+            raise TenzrError(f"Array.{fn.__name__}: out= is not supported (traced arrays are never changed in "
+                             "place); use the returned array", user_location())
+        result = fn(self, axis, keepdims=keepdims)
+        return result if dtype is None else astype(result, dtype)
+
+    method.__name__ = method.__qualname__ = fn.__name__
+    return method
 
 
 _ARRAY_METHODS = {
@@ -1001,10 +1156,12 @@ _ARRAY_METHODS = {
     "__getitem__": getitem,
     "__mod__": remainder, "__rmod__": _swapped(remainder),
     "__floordiv__": floor_divide, "__rfloordiv__": _swapped(floor_divide),
-    "__and__": _boolean(logical_and, "&"), "__rand__": _boolean(logical_and, "&"),
-    "__or__": _boolean(logical_or, "|"), "__ror__": _boolean(logical_or, "|"),
-    "__xor__": _boolean(logical_xor, "^"), "__rxor__": _boolean(logical_xor, "^"),
-    "__invert__": lambda self: _boolean(lambda a, _: logical_not(a), "~")(self, True),
+    "__and__": bitwise_and, "__rand__": _swapped(bitwise_and),
+    "__or__": bitwise_or, "__ror__": _swapped(bitwise_or),
+    "__xor__": bitwise_xor, "__rxor__": _swapped(bitwise_xor),
+    "__lshift__": left_shift, "__rlshift__": _swapped(left_shift),
+    "__rshift__": right_shift, "__rrshift__": _swapped(right_shift),
+    "__invert__": bitwise_not,
     "__neg__": negative, "__pos__": lambda self: self, "__abs__": abs,
     "reshape": lambda self, *shape: reshape(self, shape[0] if len(shape) == 1 else shape),
     "transpose": lambda self, *axes: transpose(self, (axes[0] if len(axes) == 1 else axes) or None),
@@ -1014,9 +1171,14 @@ _ARRAY_METHODS = {
     "flatten": lambda self: reshape(self, (self.size,)), "ravel": lambda self: reshape(self, (self.size,)),
     "squeeze": lambda self, axis=None: squeeze(self, axis),
     "clip": lambda self, a_min=None, a_max=None: clip(self, a_min, a_max),
+    "swapaxes": swapaxes, "dot": dot, "round": round, "take": take, "sort": sort, "argsort": argsort,
+    "copy": lambda self: self, "conj": lambda self: self, "conjugate": lambda self: self,
 }
 """What `Array`'s operators and methods call (api_boundary: an array used after it escaped
 its trace fails at the user's line)."""
 for _name, _method in _ARRAY_METHODS.items():
-    setattr(Array, _name, api_boundary(_method))
+    setattr(Array, _name, api_boundary(checked(_method, f"Array.{_name}")))
 Array.T = property(api_boundary(lambda self: transpose(self)))  # type: ignore[assignment]
+Array.at = property(lambda self: IndexUpdates(self))
+Array.mT = property(api_boundary(lambda self: swapaxes(self, -1, -2)))  # type: ignore[attr-defined]
+Array.real = property(lambda self: self)  # type: ignore[attr-defined]

@@ -9,13 +9,24 @@ from __future__ import annotations
 import builtins
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from tenzr.control import scan
-from tenzr.core import Array, asarray, check_arguments, constant, current_trace, dtype_name, promote, user_location
+from tenzr.core import (
+    Array,
+    api_boundary,
+    asarray,
+    check_arguments,
+    checked,
+    constant,
+    current_trace,
+    dtype_name,
+    promote,
+    user_location,
+)
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.types import numpy_dtype
 from tenzr.numpy_api import (
@@ -536,3 +547,10 @@ def any(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:  # noq
 
 
 check_arguments(globals(), "tz.")
+
+
+# The methods of Array that are NumPy routines of this module (the rest: numpy_api)
+_METHODS: dict[str, Callable[..., Any]] = {"cumsum": cumsum, "cumprod": cumprod, "diagonal": diagonal, "trace": trace,
+                                           "repeat": repeat, "var": var, "std": std, "all": all, "any": any}
+for _name, _method in _METHODS.items():
+    setattr(Array, _name, api_boundary(checked(_method, f"Array.{_name}")))

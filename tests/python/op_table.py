@@ -157,6 +157,19 @@ def binary_rows() -> list[Row]:
                         grad=False))
     rows.append(Row("compare_bcast_i32", lambda a: T.compare(*a, direction="ge"),
                     [np.array([[1], [3]], i32), np.array([0, 2, 4], i32)], np.greater_equal, grad=False))
+    ints = np.array([5, -6, 7, 2 ** 31 - 1, -1], i32), np.array([3, 1, 2, 4, 31], i32)
+    unsigned = lambda f: lambda x, y: f(x.view(np.uint32), y.view(np.uint32)).view(i32)  # noqa: E731
+    for name, build, ref, args in [
+        ("bitwise_and", T.bitwise_and, np.bitwise_and, ints), ("bitwise_or", T.bitwise_or, np.bitwise_or, ints),
+        ("bitwise_xor", T.bitwise_xor, np.bitwise_xor, ints),
+        ("bitwise_and_bool", T.bitwise_and, np.logical_and, (np.array([True, True, False]), np.array([True, False,
+                                                                                                     False]))),
+        ("bitwise_or_i64_bcast", T.bitwise_or, np.bitwise_or, (np.array([[1], [6]], i64), np.array([8, 3], i64))),
+        ("shift_left", T.shift_left, unsigned(np.left_shift), ints),
+        ("shift_right_logical", T.shift_right_logical, unsigned(np.right_shift), ints),
+        ("shift_right_arithmetic", T.shift_right_arithmetic, np.right_shift, ints),
+    ]:
+        rows.append(Row(name, lambda a, build=build: build(*a), list(args), ref, grad=False))
     cond = np.array([[True, False, True], [False, False, True]])
     rows.append(Row("select", lambda a: T.select(*a), [cond, randn("s1", 2, 3), randn("s2", 2, 3)], np.where))
     rows.append(Row("select_bcast", lambda a: T.select(*a), [np.array([True, False, True]), randn("sb1", 2, 1),
@@ -195,6 +208,12 @@ def unary_rows() -> list[Row]:
         row("round_half_even", T.round_, half, np.round, grad=False),
         row("stop_gradient", T.stop_gradient, x, lambda v: v, grad=False),
         row("abs_i32", T.abs_, np.array([-3, 0, 4], i32), np.abs, grad=False),
+        row("bitwise_not", T.bitwise_not, np.array([0, -1, 7], i32), np.invert, grad=False),
+        row("bitwise_not_bool", T.bitwise_not, np.array([True, False]), np.logical_not, grad=False),
+        Row("bitcast_convert_i32_f32", lambda a: T.bitcast_convert(a[0], result=TensorSpec((3,), "f32")),
+            [np.array([1065353216, -1073741824, 0], i32)], lambda v: v.view(f32), grad=False),
+        Row("bitcast_convert_f64_i64", lambda a: T.bitcast_convert(a[0], result=TensorSpec((2,), "i64")),
+            [np.array([1.5, -0.25])], lambda v: v.view(i64), grad=False),
         row("neg_rank0", T.neg, np.array(1.5, f32), np.negative),
         row("exp_f16", T.exp, x.astype(np.float16), np.exp, grad=False),
     ]

@@ -18,6 +18,7 @@ jnp = jax.numpy
 
 X = np.linspace(-2.5, 2.5, 11)
 P = np.linspace(0.05, 0.95, 7)
+COV = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 0.5]])
 H = 1e-6
 
 # name, tz function, the JAX function of the same name (or None), a NumPy/SciPy reference, inputs
@@ -67,6 +68,12 @@ ROWS = [
      lambda x: jax.scipy.stats.norm.logpdf(x, 0.3, 1.5) + jax.scipy.stats.norm.pdf(x, -0.2) +
      jax.scipy.stats.norm.cdf(x, 0.1, 2.0) + jax.scipy.stats.norm.sf(x),
      lambda x: st.norm.logpdf(x, 0.3, 1.5) + st.norm.pdf(x, -0.2) + st.norm.cdf(x, 0.1, 2.0) + st.norm.sf(x), [X]),
+    ("multivariate_normal", lambda x, m: tz.scipy.stats.multivariate_normal.logpdf(x, m, COV)
+     + tz.scipy.stats.multivariate_normal.pdf(x[0], m, COV),
+     lambda x, m: jax.scipy.stats.multivariate_normal.logpdf(x, m, COV)
+     + jax.scipy.stats.multivariate_normal.pdf(x[0], m, COV),
+     lambda x, m: st.multivariate_normal.logpdf(x, m, COV) + st.multivariate_normal.pdf(x[0], m, COV),
+     [np.cos(np.arange(12.0)).reshape(4, 3), np.array([0.1, -0.2, 0.3])]),
     ("norm_ppf", lambda q: tz.scipy.stats.norm.ppf(q, 1.0, 2.0) + tz.scipy.stats.norm.isf(q),
      lambda q: jax.scipy.stats.norm.ppf(q, 1.0, 2.0) + jax.scipy.stats.norm.isf(q),
      lambda q: st.norm.ppf(q, 1.0, 2.0) + st.norm.isf(q), [P]),

@@ -198,9 +198,32 @@ ROWS = [
     ("isclose_all_any", lambda x: x * tz.isclose(x, x + 1e-9) + tz.all(x > -9.0, axis=0) + tz.any(x > 1.0)
      + tz.allclose(x, x * 1.5), lambda x: x * np.isclose(x, x + 1e-9) + np.all(x > -9.0, axis=0) + np.any(x > 1.0)
      + np.allclose(x, x * 1.5), [r("bm", 2, 3)], True),
+    ("at_set_add_get", lambda x: x.at[1].set(x[0] * 2) + x.at[:, ::2].add(x[:, 1::2]) - x.at[IDX, 1].get()[:, None],
+     lambda x: _at(x, 1, "set", x[0] * 2) + _at(x, (slice(None), slice(None, None, 2)), "add", x[:, 1::2])
+     - x[IDX, 1][:, None], [r("bn", 3, 4)], True),
+    ("at_repeats_multiply_divide", lambda x: x.at[IDX, 1].add(x[0, :3]) * x.at[IDX, ::-1].multiply(1.5)
+     + x.at[..., -1].divide(x[:, 0] + 3.0) + x.at[IDX, 2].set(x[1, :3]),
+     lambda x: _at(x, (IDX, 1), "add", x[0, :3]) * _at(x, (IDX, slice(None, None, -1)), "multiply", 1.5)
+     + _at(x, (Ellipsis, -1), "multiply", 1 / (x[:, 0] + 3.0)) + _at(x, (IDX, 2), "set", x[1, :3]),
+     [r("bo", 3, 4)], True),
+    ("at_min_max_mask", lambda x: x.at[0].min(x[1] * 0.5) + x.at[x.shape[0] - 1, None].max(0.25)
+     + x.at[np.arange(4) % 2 == 0].set(-x[:2]) * x.at[IDX[:, None], np.array([0, 2])].add(2.0),
+     lambda x: _at(x, 0, "min", x[1] * 0.5) + _at(x, (-1, None), "max", 0.25)
+     + _at(x, np.arange(4) % 2 == 0, "set", -x[:2]) * _at(x, (IDX[:, None], np.array([0, 2])), "add", 2.0),
+     [r("bp", 4, 3)], True),
 ]
 NANS = np.array([np.nan, 1.0, np.nan, -1.0])
 INFS = np.array([np.inf, -np.inf, np.nan, 1.0])
+
+
+def _at(x, index, mode, values):
+    """x.at[index].mode(values) in NumPy: a copy, updated in place."""
+    out = x.copy()
+    if mode == "set":
+        out[index] = values
+    else:
+        {"add": np.add, "multiply": np.multiply, "min": np.minimum, "max": np.maximum}[mode].at(out, index, values)
+    return out
 
 
 def _scatter_add(x, u):

@@ -1,5 +1,5 @@
-"""`tz.scipy`: JAX's `jax.scipy` names (`special`, `stats`)."""
+"""`tz.scipy`: JAX's `jax.scipy` names (`linalg`, `special`, `stats`)."""
 
-from tenzr.scipy import special, stats
+from tenzr.scipy import linalg, special, stats
 
-__all__ = ["special", "stats"]
+__all__ = ["linalg", "special", "stats"]

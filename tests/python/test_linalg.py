@@ -1,0 +1,136 @@
+"""`tz.linalg` and `tz.scipy.linalg`: values against NumPy and SciPy, first derivatives
+against JAX (float64) and finite differences, Hessian-vector products against JAX, stacks
+of matrices, vmap, and the errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg as sl
+
+import tenzr as tz
+
+jax = pytest.importorskip("jax")
+jax.config.update("jax_enable_x64", True)
+jnp = jax.numpy
+
+RNG = np.random.default_rng(7)
+A = RNG.standard_normal((4, 4))
+SPD = A @ A.T + 4 * np.eye(4)
+B = RNG.standard_normal((4, 3))
+TALL = RNG.standard_normal((5, 3))
+STACK = RNG.standard_normal((2, 3, 3))
+H = 1e-6
+
+
+def _sym(f):
+    """f of the symmetric part, so that derivatives of Cholesky-based functions are defined
+    for any perturbation (as JAX's tests symmetrize)."""
+    return lambda a, *rest: f((a + a.swapaxes(-1, -2)) / 2, *rest)
+
+
+# name, tz function, JAX function, NumPy/SciPy function, inputs
+ROWS = [
+    ("det", tz.linalg.det, jnp.linalg.det, np.linalg.det, [A]),
+    ("det_stack", tz.linalg.det, jnp.linalg.det, np.linalg.det, [STACK]),
+    ("slogdet", lambda a: tz.linalg.slogdet(a)[1] * tz.linalg.slogdet(a).sign,
+     lambda a: jnp.linalg.slogdet(a)[1] * jnp.linalg.slogdet(a)[0],
+     lambda a: np.linalg.slogdet(a)[1] * np.linalg.slogdet(a)[0], [A]),
+    ("inv", tz.linalg.inv, jnp.linalg.inv, np.linalg.inv, [A]),
+    ("inv_stack", tz.linalg.inv, jnp.linalg.inv, np.linalg.inv, [STACK]),
+    ("solve_matrix", tz.linalg.solve, jnp.linalg.solve, np.linalg.solve, [A, B]),
+    ("solve_vector", tz.linalg.solve, jnp.linalg.solve, np.linalg.solve, [A, B[:, 0]]),
+    ("cholesky", _sym(tz.linalg.cholesky), _sym(jnp.linalg.cholesky), _sym(np.linalg.cholesky), [SPD]),
+    ("cholesky_upper", _sym(lambda a: tz.scipy.linalg.cholesky(a)), _sym(jax.scipy.linalg.cholesky),
+     _sym(sl.cholesky), [SPD]),
+    ("solve_triangular", lambda l, b: tz.scipy.linalg.solve_triangular(l, b, lower=True),
+     lambda l, b: jax.scipy.linalg.solve_triangular(l, b, lower=True),
+     lambda l, b: sl.solve_triangular(l, b, lower=True), [np.linalg.cholesky(SPD), B]),
+    ("solve_triangular_trans", lambda u, b: tz.scipy.linalg.solve_triangular(u, b, trans="T"),
+     lambda u, b: jax.scipy.linalg.solve_triangular(u, b, trans="T"),
+     lambda u, b: sl.solve_triangular(u, b, trans="T"), [np.linalg.cholesky(SPD).T, B[:, 1]]),
+    ("cho_solve", _sym(lambda a, b: tz.scipy.linalg.cho_solve(tz.scipy.linalg.cho_factor(a), b)),
+     _sym(lambda a, b: jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(a), b)),
+     _sym(lambda a, b: sl.cho_solve(sl.cho_factor(a), b)), [SPD, B]),
+    ("qr", lambda a: tz.linalg.qr(a)[0] * 2 + tz.linalg.qr(a, mode="r")[:1, :],
+     lambda a: _positive_qr(jnp, a), lambda a: _positive_qr(np, a), [TALL]),
+    ("norms", lambda a: tz.linalg.norm(a) + tz.linalg.norm(a, 1) + tz.linalg.norm(a, -np.inf) + tz.linalg.norm(a, "fro")
+     + tz.linalg.norm(a[0], 3) + tz.linalg.norm(a[1], -np.inf) + tz.linalg.norm(a, axis=0, ord=1).sum()
+     + tz.linalg.norm(a, axis=1, keepdims=True).sum(),
+     lambda a: jnp.linalg.norm(a) + jnp.linalg.norm(a, 1) + jnp.linalg.norm(a, -np.inf) + jnp.linalg.norm(a, "fro")
+     + jnp.linalg.norm(a[0], 3) + jnp.linalg.norm(a[1], -np.inf) + jnp.linalg.norm(a, axis=0, ord=1).sum()
+     + jnp.linalg.norm(a, axis=1, keepdims=True).sum(),
+     lambda a: np.linalg.norm(a) + np.linalg.norm(a, 1) + np.linalg.norm(a, -np.inf) + np.linalg.norm(a, "fro")
+     + np.linalg.norm(a[0], 3) + np.linalg.norm(a[1], -np.inf) + np.linalg.norm(a, axis=0, ord=1).sum()
+     + np.linalg.norm(a, axis=1, keepdims=True).sum(), [A]),
+]
+
+
+def _positive_qr(xp, a):
+    """Q * 2 + R[:1] of the QR factorization whose R has a positive diagonal (the unique
+    one, which tz.linalg.qr returns; LAPACK's may flip signs)."""
+    q, r = xp.linalg.qr(a)
+    signs = xp.sign(xp.diagonal(r))
+    return q * signs * 2 + (r * signs[:, None])[:1, :]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r[0] for r in ROWS])
+def test_values_match_numpy_and_scipy(row):
+    _, fn, _, ref, inputs = row
+    np.testing.assert_allclose(tz.jit(fn)(*inputs), ref(*inputs), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r[0] for r in ROWS])
+def test_gradients_match_jax_and_finite_differences(row):
+    _, fn, jax_fn, ref, inputs = row
+    weights = np.cos(np.arange(np.size(ref(*inputs))) + 0.5).reshape(np.shape(ref(*inputs)))
+    argnums = tuple(range(len(inputs)))
+    ours = tz.grad(lambda *a: tz.sum(fn(*a) * weights), argnums)(*inputs)
+    theirs = jax.grad(lambda *a: jnp.sum(jax_fn(*a) * weights), argnums)(*inputs)
+    for k, (g, j) in enumerate(zip(ours, theirs, strict=True)):
+        np.testing.assert_allclose(g, j, rtol=1e-8, atol=1e-10)
+        direction = np.sin(np.arange(inputs[k].size) + 1.0).reshape(inputs[k].shape)
+        shifted = [a + H * direction if n == k else a for n, a in enumerate(inputs)]
+        lowered = [a - H * direction if n == k else a for n, a in enumerate(inputs)]
+        fd = (np.sum(ref(*shifted) * weights) - np.sum(ref(*lowered) * weights)) / (2 * H)
+        np.testing.assert_allclose(np.sum(g * direction), fd, rtol=1e-6)
+
+
+def test_hessian_vector_products_match_jax():
+    """Hessian-vector products (forward over reverse) through LU and Cholesky, on 3x3
+    matrices (the full Hessian of an unrolled factorization is a large program for IREE)."""
+    a, spd, v = A[:3, :3], SPD[:3, :3], np.cos(np.arange(9.0)).reshape(3, 3)
+
+    for ours, theirs, x in [
+        (lambda m: tz.linalg.slogdet(m)[1], lambda m: jnp.linalg.slogdet(m)[1], a),
+        (_sym(lambda m: tz.sum(tz.linalg.cholesky(m) ** 3)), _sym(lambda m: jnp.sum(jnp.linalg.cholesky(m) ** 3)), spd),
+    ]:
+        got = tz.jvp(tz.grad(ours), (x,), (v,))[1]
+        want = jax.jvp(jax.grad(theirs), (x,), (v,))[1]
+        np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-10)
+
+
+def test_vmap_of_solve_matches_numpy():
+    b = RNG.standard_normal((2, 3))
+    np.testing.assert_allclose(tz.vmap(tz.linalg.solve)(STACK, b), np.linalg.solve(STACK, b[..., None])[..., 0],
+                               rtol=1e-10)
+
+
+def test_singular_and_eager():
+    singular = np.array([[1.0, 2.0], [2.0, 4.0]])
+    assert tz.linalg.det(singular) == 0.0
+    sign, logabsdet = tz.linalg.slogdet(singular)
+    assert sign == 0.0 and logabsdet == -np.inf
+    np.testing.assert_allclose(tz.linalg.inv(A) @ A, np.eye(4), atol=1e-12)
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: tz.linalg.det(np.ones((2, 3))), "det: expects a square matrix"),
+    (lambda: tz.linalg.solve(A, np.ones(3)), "solve: a is [4, 4] but b is [3]"),
+    (lambda: tz.linalg.norm(A, 2), "the spectral norms 2, -2 and 'nuc' need an SVD"),
+    (lambda: tz.linalg.qr(TALL.T), "qr: expects a matrix [..., m, n] with m >= n"),
+    (lambda: tz.scipy.linalg.solve_triangular(A, B, trans=3), "trans must be 0, 1, 2"),
+])
+def test_errors(call, message):
+    with pytest.raises(tz.TenzrError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        call()
