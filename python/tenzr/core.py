@@ -288,7 +288,30 @@ def _bound_in_numpy_api(self: Array, *args: Any, **kwargs: Any) -> Array:
     raise NotImplementedError("tenzr.numpy_api binds Array's methods")
 
 
-class Array:
+class SpecMetadata:
+    """NumPy's shape, ndim, size and dtype, read from a `spec` (a TensorSpec)."""
+
+    __slots__ = ()
+    spec: TensorSpec
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.spec.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.spec.rank
+
+    @property
+    def size(self) -> int:
+        return self.spec.size
+
+    @property
+    def dtype(self) -> np.dtype:
+        return numpy_dtype(self.spec.dtype)
+
+
+class Array(SpecMetadata):
     """A traced tensor. Supports NumPy's operators, indexing and common methods.
 
     A *weakly typed* array (`weak`) holds a Python or NumPy scalar, or was computed from
@@ -314,23 +337,6 @@ class Array:
         if frame is None or self._frame not in _STATE.frames:
             raise TenzrError(_ESCAPED, user_location())
         return frame.capture(self)
-
-    # --- metadata
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.spec.shape
-
-    @property
-    def ndim(self) -> int:
-        return self.spec.rank
-
-    @property
-    def size(self) -> int:
-        return self.spec.size
-
-    @property
-    def dtype(self) -> np.dtype | str:
-        return numpy_dtype(self.spec.dtype)
 
     @property
     def is_float(self) -> bool:
@@ -518,28 +524,12 @@ def _dtype_alone(x: Any) -> str:
         raise TenzrError(f"unsupported array: {e}", user_location()) from None
 
 
-class ShapeDtype:
+class ShapeDtype(SpecMetadata):
     """An abstract input: a shape and dtype without data (for tz.trace and signatures)."""
 
     @api_boundary
     def __init__(self, shape: Sequence[int], dtype: Any = np.float32):
         self.spec = TensorSpec(array_shape(shape), dtype_name(dtype))
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.spec.shape
-
-    @property
-    def dtype(self) -> np.dtype:
-        return numpy_dtype(self.spec.dtype)
-
-    @property
-    def ndim(self) -> int:
-        return self.spec.rank
-
-    @property
-    def size(self) -> int:
-        return self.spec.size
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ShapeDtype) and other.spec == self.spec
