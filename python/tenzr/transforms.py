@@ -291,25 +291,22 @@ class jit(Traceable):  # JAX's name
 
     @api_boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not kwargs and not self.static_argnums:
-            return super().__call__(*args)
-        return self._specialized(args, kwargs)
+        return Traceable.__call__(*self._bound(args, kwargs))
 
     @api_boundary
     def compiled(self, *args: Any, **kwargs: Any) -> Compiled:
-        if not kwargs and not self.static_argnums:
-            return super().compiled(*args)
-        return self._specialized(args, kwargs, "compiled")
+        return Traceable.compiled(*self._bound(args, kwargs))
 
     @api_boundary
     def lower(self, *args: Any, **kwargs: Any) -> str:
-        if not kwargs and not self.static_argnums:
-            return super().lower(*args)
-        return self._specialized(args, kwargs, "lower")
+        return Traceable.lower(*self._bound(args, kwargs))
 
-    @api_boundary
-    def _specialized(self, args: tuple, kwargs: dict, method: str = "__call__") -> Any:
-        """Calls `method` of the jit of `fn` with its static arguments fixed."""
+    def _bound(self, args: tuple, kwargs: dict) -> tuple[Any, ...]:
+        """(the traceable to call, its arguments): this jit and `args` when nothing is
+        static or passed by keyword, else the jit with its static arguments fixed, called
+        on (the traced positional arguments, the traced keywords)."""
+        if not kwargs and not self.static_argnums:
+            return (self, *args)
         fixed_positions = {n if n >= 0 else n + len(args) for n in self.static_argnums}
         fixed = tuple((i, a) for i, a in enumerate(args) if i in fixed_positions) + \
             tuple(sorted((k, v) for k, v in kwargs.items() if k in self.static_argnames))
@@ -320,8 +317,7 @@ class jit(Traceable):  # JAX's name
                              f"got {', '.join(type(v).__name__ for _, v in fixed)}") from None
         traced_args = tuple(a for i, a in enumerate(args) if i not in fixed_positions)
         traced_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
-        specialized = _Specialized(self, fixed, len(args))
-        return getattr(specialized, method)(traced_args, traced_kwargs)
+        return _Specialized(self, fixed, len(args)), traced_args, traced_kwargs
 
 
 def _static_arguments(fn: Callable, nums: int | Sequence[int], names: str | Sequence[str]
