@@ -15,6 +15,7 @@ from tenzr import distributed, lax, linalg, nn, random, scipy, tree_util
 from tenzr.batching import vmap
 from tenzr.core import Array, ShapeDtype, ShapeDtypeStruct, array
 from tenzr.dialect.diagnostics import TenzrError
+from tenzr.flags import config
 from tenzr.forward import custom_jvp, hessian, jacfwd, jacrev, jvp, linearize
 from tenzr.numpy_api import (
     abs,

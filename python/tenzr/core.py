@@ -33,6 +33,7 @@ from tenzr.dialect.types import (
     numpy_dtype,
     spec_of,
 )
+from tenzr.flags import default_float, default_int
 
 DEBUG_ENV = "TENZR_DEBUG"
 _HIDDEN_NOTE = f"(Tenzr's own frames are left out of this traceback; set {DEBUG_ENV}=1 to see them)"
@@ -419,10 +420,11 @@ def constant(value: Any, dtype: str | None = None, weak: bool = False) -> Array:
 
 
 def _default_dtype(array: np.ndarray) -> np.dtype:
+    """The dtype of a Python number or list as an array (config.py's defaults)."""
     if array.dtype == np.float64 and array.ndim == 0:
-        return np.dtype(np.float32)
+        return default_float()
     if array.dtype == np.int64 and array.ndim == 0:
-        return np.dtype(np.int32)
+        return default_int()
     return array.dtype
 
 

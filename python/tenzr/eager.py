@@ -23,6 +23,7 @@ import numpy as np
 from tenzr.core import Array, Trace, context
 from tenzr.dialect.functions import new_module
 from tenzr.dialect.ir_imports import ir
+from tenzr.flags import config
 from tenzr.pytree import TreeDef, flatten, unflatten
 from tenzr.targets import as_target
 from tenzr.transforms import _TRACING, Compiled, compile_traceable, trace_into
@@ -49,7 +50,7 @@ def call_eagerly(fn: Callable, args: tuple, kwargs: dict) -> Any:
     leaves, tree = flatten((args, kwargs))
     inputs = [leaf for leaf in leaves if isinstance(leaf, np.ndarray)]
     fixed = tuple((i, type(leaf), leaf) for i, leaf in enumerate(leaves) if not isinstance(leaf, np.ndarray))
-    key: Any = ("eager", fn, tree, fixed, tuple((x.shape, x.dtype.str) for x in inputs))
+    key: Any = ("eager", fn, tree, fixed, tuple((x.shape, x.dtype.str) for x in inputs), config.state())
     try:
         plan = _PLANS.get(key)
     except TypeError:  # a fixed argument that cannot be hashed: nothing is kept in memory

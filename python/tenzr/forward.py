@@ -128,7 +128,20 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
     primals, tangents = _as_tuple("jvp", primals, "primals"), _as_tuple("jvp", tangents, "tangents")
     if len(primals) != len(tangents):
         raise TenzrError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
-    return _Pushforward(fun, has_aux, as_target(target))(primals, tangents)
+    return _Pushforward(fun, has_aux, as_target(target))(_weak_primals(primals, tangents), tangents)
+
+
+def _weak_primals(primals: tuple, tangents: tuple) -> tuple:
+    """The primals, with each Python number given its NumPy tangent's float dtype (a weakly
+    typed value takes the type of what it meets, as in JAX)."""
+    leaves, tree = flatten(primals)
+    tangent_leaves, tangent_tree = flatten(tangents)
+    if tree != tangent_tree:
+        return primals  # _Pushforward names the mismatch
+    typed = [np.asarray(p, t.dtype) if isinstance(p, (int, float)) and not isinstance(p, bool)
+             and isinstance(t, (np.ndarray, np.generic)) and t.dtype.kind == "f" else p
+             for p, t in zip(leaves, tangent_leaves, strict=True)]
+    return tuple(unflatten(tree, typed))
 
 
 @api_boundary

@@ -1,5 +1,6 @@
 """`tz.linalg`: NumPy's and JAX's `linalg` for real matrices (and stacks of them, in the last
-two dims): `cholesky`, `solve_triangular`, `det`, `slogdet`, `inv`, `solve`, `qr`, `norm`.
+two dims): `cholesky`, `solve_triangular`, `det`, `slogdet`, `inv`, `solve`, `qr`, `norm`,
+`eigh`, `eigvalsh`, `svd`, `pinv`, `matrix_rank`.
 
 IREE 3.13 compiles neither StableHLO's `cholesky` nor its `triangular_solve` ("failed to
 legalize"), so each factorization is written out here in tenzr ops, one vectorized step per
@@ -18,6 +19,7 @@ import numpy as np
 from tenzr import numpy_api as tnp
 from tenzr.core import Array, check_arguments, promote, user_location
 from tenzr.dialect.diagnostics import TenzrError
+from tenzr.forward import custom_jvp
 from tenzr.numpy_lib import diagonal, tril, triu
 
 ArrayLike = Any
@@ -205,8 +207,8 @@ def qr(a: ArrayLike, mode: str = "reduced") -> Any:
 def norm(x: ArrayLike, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Array:  # noqa: A002
     """NumPy's vector and matrix norms of real input. Vector (`axis` an int, or a 1-D x):
     ord None or 2, 1, inf, -inf, 0 (nonzero count) or any p. Matrix (`axis` a pair, or a
-    2-D x): None or "fro", 1, -1, inf, -inf. With ord and axis None, the 2-norm of x
-    flattened. The spectral norms (2, -2, "nuc") need an SVD, not available yet."""
+    2-D x): None or "fro", 1, -1, inf, -inf, and from the SVD 2, -2 and "nuc". With ord
+    and axis None, the 2-norm of x flattened."""
     x = tnp._float(x)
     if axis is None:
         if ord is None:
@@ -242,8 +244,237 @@ def norm(x: ArrayLike, ord: Any = None, axis: Any = None, keepdims: bool = False
         pick = tnp.max if ord in (1, np.inf) else tnp.min
         out = pick(sums, other, keepdims=True)
         return out if keepdims else tnp.squeeze(out, axes)
-    raise TenzrError(f"norm: matrix ord {ord!r} is not supported (the spectral norms 2, -2 and 'nuc' need an SVD, "
-                     "which tz.linalg does not have yet; supported: None, 'fro', 1, -1, inf, -inf)", user_location())
+    if ord in (2, -2, "nuc"):
+        x = tnp.moveaxis(x, axes, (-2, -1))
+        sv = svd(x, compute_uv=False)
+        out = tnp.sum(sv, -1) if ord == "nuc" else (tnp.max if ord == 2 else tnp.min)(sv, -1)
+        return tnp.expand_dims(out, axes) if keepdims else out
+    raise TenzrError(f"norm: matrix ord {ord!r} is not supported (supported: None, 'fro', 1, -1, 2, -2, inf, -inf, "
+                     "'nuc')", user_location())
+
+
+# --------------------------------------------------------------------------- eigh and svd
+#
+# Both run cyclic Jacobi sweeps (a fixed number, in a tz.lax.fori_loop): each sweep is n - 1
+# steps of n/2 disjoint plane rotations (the round-robin order), each step a few matrix
+# products with constant one-hot matrices, so one sweep costs O(n) ops whatever n is.
+# Their derivatives are the standard formulas, given as custom JVP rules (reverse mode
+# transposes them), not derivatives of the iteration.
+
+_SWEEPS = 12  # Jacobi converges quadratically: 6x6 float64 needs 5-7 sweeps
+
+
+def _round_robin(n: int) -> list[tuple[list[int], list[int]]]:
+    """n - 1 steps (n even) of n/2 disjoint pairs that together cover every pair once."""
+    others = list(range(1, n))
+    steps = []
+    for r in range(n - 1):
+        order = [0, *others[r:], *others[:r]]
+        pairs = [(order[i], order[n - 1 - i]) for i in range(n // 2)]
+        steps.append(([min(pq) for pq in pairs], [max(pq) for pq in pairs]))
+    return steps
+
+
+def _rotation(app: Array, aqq: Array, apq: Array) -> tuple[Array, Array]:
+    """(c, s) of the plane rotation that zeroes apq in [[app, apq], [apq, aqq]]
+    (Golub and Van Loan's symmetric Schur step); (1, 0) where apq is zero."""
+    zero = apq == 0
+    tau = (aqq - app) / (2 * tnp.where(zero, 1.0, apq))
+    sign = tnp.where(tau >= 0, 1.0, -1.0)
+    t = tnp.where(zero, 0.0, sign / (tnp.abs(tau) + tnp.sqrt(1 + tau * tau)))
+    c = 1 / tnp.sqrt(1 + t * t)
+    return c, t * c
+
+
+def _jacobi(a: Array, one_sided: bool) -> tuple[Array, Array]:
+    """Symmetric Jacobi (a <- J^T a J; returns (diagonalized a, V)) or one-sided Jacobi on
+    the columns of a (a <- a J, orthogonalizing them; returns (a V, V))."""
+    from tenzr.control import fori_loop
+
+    n = a.shape[-1]
+    width = n + n % 2  # an odd n gets a ghost index, which rotates with no one
+    if width != n:
+        pad = [(0, 0)] * (a.ndim - 1) + [(0, 1)]
+        a = tnp.pad(a, pad if one_sided else [*pad[:-2], (0, 1), (0, 1)])
+    eye = np.eye(width, dtype=a.dtype)
+    steps = [(tnp.asarray(eye[:, p]), tnp.asarray(eye[:, q])) for p, q in _round_robin(width)]
+
+    def sweep(_: Any, state: tuple[Array, Array]) -> tuple[Array, Array]:
+        a, v = state
+        for ep, eq in steps:
+            ap, aq = a @ ep, a @ eq  # the columns p and q of each pair, [..., m, width/2]
+            if one_sided:
+                app, aqq, apq = (tnp.sum(x * y, -2) for x, y in ((ap, ap), (aq, aq), (ap, aq)))
+            else:
+                app, aqq, apq = (tnp.sum(x * e, -2) for x, e in ((ap, ep), (aq, eq), (aq, ep)))
+            c, s = (x[..., None, :] for x in _rotation(app, aqq, apq))
+            # J = Ep diag(c) Ep^T + Eq diag(c) Eq^T + Ep diag(s) Eq^T - Eq diag(s) Ep^T
+            j = (ep * c) @ ep.T + (eq * c) @ eq.T + (ep * s) @ eq.T - (eq * s) @ ep.T
+            a = a @ j if one_sided else tnp.swapaxes(j, -1, -2) @ a @ j
+            v = v @ j
+        return a, v
+
+    v = tnp.broadcast_to(tnp.eye(width, dtype=a.dtype), (*a.shape[:-2], width, width))
+    a, v = fori_loop(0, _SWEEPS, sweep, (a, v))
+    if width != n:
+        v = v[..., :n, :n]
+        a = a[..., :, :n] if one_sided else a[..., :n, :n]
+    return a, v
+
+
+def _sorted_by(values: Array, vectors: Array, descending: bool) -> tuple[Array, Array]:
+    order = tnp.argsort(-values if descending else values, axis=-1)
+    return tnp.take_along_axis(values, order, -1), tnp.take_along_axis(vectors, order[..., None, :], -1)
+
+
+def _eigh_of_symmetric(a: Array) -> tuple[Array, Array]:
+    d, v = _jacobi(a, one_sided=False)
+    return _sorted_by(diagonal(d, axis1=-2, axis2=-1), v, descending=False)
+
+
+def _pairwise_inverse(w: Array, square: bool) -> Array:
+    """F[..., i, j] = 1 / (w_j - w_i) (or 1 / (w_j^2 - w_i^2)), zero on the diagonal."""
+    wi, wj = w[..., :, None], w[..., None, :]
+    diff = wj * wj - wi * wi if square else wj - wi
+    off = 1 - np.eye(w.shape[-1], dtype=w.dtype)
+    return off / (diff + (1 - off))
+
+
+_eigh = custom_jvp(_eigh_of_symmetric)
+
+
+@_eigh.defjvp
+def _eigh_jvp(primals: tuple, tangents: tuple) -> tuple:
+    (a,), (da,) = primals, tangents
+    w, v = _eigh(a)
+    vt = tnp.swapaxes(v, -1, -2)
+    m = vt @ da @ v
+    dw = diagonal(m, axis1=-2, axis2=-1)
+    dv = v @ (_pairwise_inverse(w, square=False) * m)
+    return (w, v), (dw, dv)
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+def eigh(a: ArrayLike, UPLO: str | None = None, symmetrize_input: bool = True) -> EighResult:
+    """(eigenvalues ascending, eigenvectors as columns) of a symmetric matrix (or a stack).
+    As in JAX, the input is symmetrized first, (a + a^T) / 2; with symmetrize_input=False
+    only the triangle UPLO ("L", the default, or "U") is read, as in NumPy. Derivatives
+    are the standard ones (they are infinite where two eigenvalues meet)."""
+    a = _square(a, "eigh")
+    if UPLO not in (None, "L", "U"):
+        raise TenzrError(f"eigh: UPLO must be 'L' or 'U', got {UPLO!r}", user_location())
+    if symmetrize_input:
+        a = (a + tnp.swapaxes(a, -1, -2)) / 2
+    else:
+        part = tril(a, -1) if UPLO in (None, "L") else triu(a, 1)
+        diag = diagonal(a, axis1=-2, axis2=-1)[..., None] * tnp.eye(a.shape[-1], dtype=a.dtype)
+        a = part + tnp.swapaxes(part, -1, -2) + diag
+    return EighResult(*_eigh(a))
+
+
+def eigvalsh(a: ArrayLike, UPLO: str | None = None) -> Array:
+    """The eigenvalues (ascending) of a symmetric matrix."""
+    return eigh(a, UPLO).eigenvalues
+
+
+def _svd_of_tall(a: Array) -> tuple[Array, Array, Array]:
+    """(U, s, V) of a [..., m, n], m >= n, by one-sided Jacobi: s descending, U [..., m, n]."""
+    av, v = _jacobi(a, one_sided=True)
+    s, v = _sorted_by(tnp.sqrt(tnp.sum(av * av, -2)), v, descending=True)
+    return (a @ v) / tnp.where(s == 0, 1.0, s)[..., None, :], s, v
+
+
+_svd = custom_jvp(_svd_of_tall)
+
+
+@_svd.defjvp
+def _svd_jvp(primals: tuple, tangents: tuple) -> tuple:
+    """JAX's rule for the thin SVD of a tall matrix (m >= n)."""
+    (a,), (da,) = primals, tangents
+    u, s, v = _svd(a)
+    ut = tnp.swapaxes(u, -1, -2)
+    ds_full = ut @ da @ v
+    ds = diagonal(ds_full, axis1=-2, axis2=-1)
+    f = _pairwise_inverse(s, square=True)
+    s_row = s[..., None, :]
+    dss, sds = ds_full * s_row, tnp.swapaxes(s_row, -1, -2) * ds_full
+    du = u @ (f * (dss + tnp.swapaxes(dss, -1, -2)))
+    dv = v @ (f * (sds + tnp.swapaxes(sds, -1, -2)))
+    if a.shape[-2] > a.shape[-1]:
+        dav = da @ v
+        du = du + (dav - u @ (ut @ dav)) / tnp.where(s_row == 0, 1.0, s_row)
+    return (u, s, v), (du, ds, dv)
+
+
+class SVDResult(NamedTuple):
+    U: Array
+    S: Array
+    Vh: Array
+
+
+def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False) -> Any:
+    """(U, S, Vh) with a = U diag(S) Vh, S descending, of a matrix [..., m, n] (or S alone
+    with compute_uv=False). full_matrices=True completes U or Vh to square orthogonal
+    matrices; as in JAX, those completions have no derivative where m != n."""
+    a = tnp._float(a)
+    if a.ndim < 2:
+        raise TenzrError(f"svd: expects a matrix (or a stack of them), got shape {list(a.shape)}", user_location())
+    m, n = a.shape[-2:]
+    wide = m < n
+    u, s, v = _svd(tnp.swapaxes(a, -1, -2) if wide else a)
+    if wide:
+        u, v = v, u
+    if not compute_uv:
+        return s
+    if full_matrices and m != n:
+        k = max(m, n)
+        basis = tnp.broadcast_to(tnp.eye(k, dtype=a.dtype), (*a.shape[:-2], k, k))
+        short = v if wide else u
+        short = _complete(short, basis)
+        u, v = (u, short) if wide else (short, v)
+    return SVDResult(u, s, tnp.swapaxes(v, -1, -2))
+
+
+def _complete(q: Array, basis: Array) -> Array:
+    """q [..., k, r] with orthonormal columns, extended to k orthonormal columns (Gram-Schmidt
+    of the identity's columns against q, keeping the k - r longest remainders in turn)."""
+    k, r = q.shape[-2:]
+    for _ in range(k - r):
+        rest = basis - q @ (tnp.swapaxes(q, -1, -2) @ basis)
+        rest = rest - q @ (tnp.swapaxes(q, -1, -2) @ rest)
+        lengths = tnp.sqrt(tnp.sum(rest * rest, -2))
+        best = tnp.argmax(lengths, axis=-1)[..., None, None]
+        column = tnp.take_along_axis(rest, tnp.broadcast_to(best, (*rest.shape[:-1], 1)), -1)
+        q = tnp.concatenate([q, column / tnp.sqrt(tnp.sum(column * column, -2, keepdims=True))], -1)
+    return q
+
+
+def pinv(a: ArrayLike, rtol: Any = None, hermitian: bool = False) -> Array:
+    """The Moore-Penrose pseudo-inverse, from the SVD: singular values at most
+    rtol * max(s) (default 10 max(m, n) eps) count as zero."""
+    a = tnp._float(a)
+    if a.ndim < 2:
+        raise TenzrError(f"pinv: expects a matrix (or a stack of them), got shape {list(a.shape)}", user_location())
+    u, s, vh = svd(a, full_matrices=False)
+    if rtol is None:
+        rtol = 10 * max(a.shape[-2:]) * np.finfo(a.dtype).eps
+    cutoff = rtol * tnp.max(s, -1, keepdims=True)
+    keep = s > cutoff
+    s_inv = tnp.where(keep, 1 / tnp.where(keep, s, 1.0), 0.0)
+    return tnp.swapaxes(vh, -1, -2) @ (s_inv[..., :, None] * tnp.swapaxes(u, -1, -2))
+
+
+def matrix_rank(a: ArrayLike, rtol: Any = None) -> Array:
+    """The number of singular values above rtol * max(s) (default 10 max(m, n) eps)."""
+    a = tnp._float(a)
+    s = svd(a, compute_uv=False)
+    if rtol is None:
+        rtol = 10 * max(a.shape[-2:]) * np.finfo(a.dtype).eps
+    return tnp.sum((s > rtol * tnp.max(s, -1, keepdims=True)).astype(np.int32), -1)
 
 
 check_arguments(globals(), "tz.linalg.")

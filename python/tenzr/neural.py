@@ -12,6 +12,7 @@ from tenzr import numpy_api as tnp
 from tenzr.core import Array, asarray, check_arguments, emit, promote, user_location
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
+from tenzr.flags import default_float
 
 
 def relu(x: Any) -> Array:
@@ -164,8 +165,9 @@ def standardize(x: Any, axis: Any = -1, mean: Any = None, variance: Any = None, 
     return (x - mean) / tnp.sqrt(variance + epsilon)
 
 
-def one_hot(labels: Any, num_classes: int, dtype: Any = np.float32) -> Array:
+def one_hot(labels: Any, num_classes: int, dtype: Any = None) -> Array:
     labels = asarray(labels)
+    dtype = default_float() if dtype is None else dtype
     classes = tnp.arange(num_classes, dtype=labels.dtype)
     return (tnp.expand_dims(labels, -1) == classes).astype(dtype)
 

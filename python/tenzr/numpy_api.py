@@ -32,17 +32,18 @@ from tenzr.core import (
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.types import broadcast_shapes, numpy_dtype
+from tenzr.flags import default_float, default_int
 
 ArrayLike = Any
 
 
 def _float(x: ArrayLike) -> Array:
-    """x as a floating-point array (ints and bools become float32, as NumPy's float64 would
-    be too wide for most devices)."""
+    """x as a floating-point array (ints and bools become float32, or float64 with
+    jax_enable_x64, as in JAX)."""
     x = asarray(x)
     if x.is_float:
         return x
-    out = astype(x, np.float32)
+    out = astype(x, default_float())
     out.weak = x.weak
     return out
 
@@ -113,10 +114,10 @@ around = round
 
 
 def divide(x: ArrayLike, y: ArrayLike) -> Array:
-    """True division: integer operands give float32."""
+    """True division: integer operands give floats (`_float`'s type)."""
     x, y = promote(x, y)
     if not x.is_float:
-        x, y = astype(x, np.float32), astype(y, np.float32)
+        x, y = _float(x), _float(y)
     return emit(T.div, x, y)
 
 
@@ -356,11 +357,17 @@ def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     return emit(T.transpose, x, permutation=perm)
 
 
-def moveaxis(x: ArrayLike, source: int, destination: int) -> Array:
+def moveaxis(x: ArrayLike, source: int | Sequence[int], destination: int | Sequence[int]) -> Array:
+    """Moves axes `source` (an int or a sequence) to positions `destination`."""
     x = asarray(x)
-    (source,), (destination,) = _axes(source, x.ndim), _axes(destination, x.ndim)
-    order = [d for d in range(x.ndim) if d != source]
-    order.insert(destination, source)
+    sources, destinations = _axes(source, x.ndim), _axes(destination, x.ndim)
+    if len(sources) != len(destinations) or len(set(sources)) != len(sources) or \
+            len(set(destinations)) != len(destinations):
+        raise TenzrError(f"moveaxis: source {source!r} and destination {destination!r} must name as many distinct "
+                         "axes", user_location())
+    order = [d for d in range(x.ndim) if d not in sources]
+    for d, s in sorted(zip(destinations, sources, strict=True)):
+        order.insert(d, s)
     return transpose(x, order)
 
 
@@ -446,25 +453,31 @@ def full_like(x: ArrayLike, fill_value: Any, dtype: Any = None) -> Array:
     return astype(out, dtype) if dtype is not None else out
 
 
-def zeros(shape: Any, dtype: Any = np.float32) -> Array:
+def zeros(shape: Any, dtype: Any = None) -> Array:
     return full(shape, 0, dtype)
 
 
-def ones(shape: Any, dtype: Any = np.float32) -> Array:
+def ones(shape: Any, dtype: Any = None) -> Array:
     return full(shape, 1, dtype)
 
 
-def full(shape: Any, fill_value: Any, dtype: Any = np.float32) -> Array:
-    """A splat constant: the value is broadcast, never written out in full."""
-    name = dtype_name(dtype)
+def full(shape: Any, fill_value: Any, dtype: Any = None) -> Array:
+    """A splat constant: the value is broadcast, never written out in full (float32, or
+    float64 with jax_enable_x64, unless `dtype` says otherwise)."""
+    name = dtype_name(default_float() if dtype is None else dtype)
     return constant(np.broadcast_to(np.asarray(fill_value, numpy_dtype(name)), array_shape(shape)), name)
 
 
-def arange(*args: int, dtype: Any = np.int32) -> Array:
+def arange(*args: Any, dtype: Any = None) -> Array:
+    """NumPy's arange; without `dtype`, integers if every bound is an integer, else floats
+    (int32 and float32, or 64-bit with jax_enable_x64)."""
+    if dtype is None:
+        dtype = default_int() if all(isinstance(a, (int, np.integer)) for a in args) else default_float()
     return asarray(_host("arange", lambda: np.arange(*args, dtype=numpy_dtype(dtype_name(dtype)))))
 
 
-def eye(n: int, m: int | None = None, dtype: Any = np.float32) -> Array:
+def eye(n: int, m: int | None = None, dtype: Any = None) -> Array:
+    dtype = default_float() if dtype is None else dtype
     return asarray(_host("eye", lambda: np.eye(n, m, dtype=numpy_dtype(dtype_name(dtype)))))
 
 

@@ -29,6 +29,7 @@ from tenzr.core import (
 )
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.types import numpy_dtype
+from tenzr.flags import default_float
 from tenzr.numpy_api import (
     _axes,
     _float,
@@ -227,8 +228,9 @@ def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
 # --------------------------------------------------------------------------- triangles and diagonals
 
 
-def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = np.float32) -> Array:
+def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
     """A constant array with ones on and below diagonal k."""
+    dtype = default_float() if dtype is None else dtype
     return constant(np.tri(N, M, k, dtype=numpy_dtype(dtype_name(dtype))), dtype_name(dtype))
 
 

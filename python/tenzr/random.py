@@ -22,6 +22,7 @@ from tenzr.core import Array, asarray, check_arguments, dtype_name, emit, shape_
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.types import numpy_dtype
+from tenzr.flags import default_float
 
 __all__ = ["PRNGKey", "bernoulli", "bits", "categorical", "fold_in", "gumbel", "key", "normal", "permutation",
            "randint", "split", "uniform"]
@@ -119,7 +120,7 @@ def bits(key: Any, shape: Sequence[int] = (), dtype: Any = np.uint32) -> Array:
 
 
 def _float_type(dtype: Any) -> str:
-    name = dtype_name(dtype)
+    name = dtype_name(default_float() if dtype is None else dtype)
     if name not in ("f32", "f64"):
         raise TenzrError(f"tz.random: floating-point numbers are float32 or float64, got {dtype}", user_location())
     return name
@@ -138,7 +139,7 @@ def _unit(key: Any, shape: tuple[int, ...], name: str) -> Array:
     return emit(T.bitcast_convert, mantissa | one, result=mantissa.spec.with_dtype("f64")) - np.float64(1.0)
 
 
-def uniform(key: Any, shape: Sequence[int] = (), dtype: Any = np.float32, minval: Any = 0.0,
+def uniform(key: Any, shape: Sequence[int] = (), dtype: Any = None, minval: Any = 0.0,
             maxval: Any = 1.0) -> Array:
     """Uniform numbers in [minval, maxval)."""
     name = _float_type(dtype)
@@ -147,7 +148,7 @@ def uniform(key: Any, shape: Sequence[int] = (), dtype: Any = np.float32, minval
     return tnp.maximum(minval, unit * (maxval - minval) + minval)
 
 
-def normal(key: Any, shape: Sequence[int] = (), dtype: Any = np.float32) -> Array:
+def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
     """Standard normal numbers: sqrt(2) erfinv(u) for u uniform in (-1, 1)."""
     name = _float_type(dtype)
     kind = numpy_dtype(name)
@@ -163,7 +164,7 @@ def bernoulli(key: Any, p: Any = 0.5, shape: Sequence[int] | None = None) -> Arr
     return uniform(key, shape, p.dtype) < p
 
 
-def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = np.float32) -> Array:
+def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
     """Standard Gumbel numbers: -log(-log(u))."""
     kind = numpy_dtype(_float_type(dtype))
     u = uniform(key, shape, kind, np.finfo(kind).tiny, 1.0)

@@ -40,6 +40,7 @@ from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.functions import build_function, new_module
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.types import TensorSpec, numpy_dtype, spec_of_type
+from tenzr.flags import config
 from tenzr.passes.registry import parse_pipeline, run_pipeline
 from tenzr.passes.tenzr_grad import CHECKPOINT, CUSTOM_VJP, differentiate
 from tenzr.pytree import TreeDef, flatten, unflatten
@@ -159,7 +160,7 @@ def _signature(leaf: Any) -> Any:
 
 def _cache_key(key: Any, leaves: list, in_tree: TreeDef, target: Target) -> tuple:
     """The `_COMPILED` key of a traceable called with these flattened arguments."""
-    return key, in_tree, tuple(_signature(leaf) for leaf in leaves), target
+    return key, in_tree, tuple(_signature(leaf) for leaf in leaves), target, config.state()
 
 
 _TRACING = threading.RLock()

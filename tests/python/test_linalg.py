@@ -1,6 +1,7 @@
 """`tz.linalg` and `tz.scipy.linalg`: values against NumPy and SciPy, first derivatives
 against JAX (float64) and finite differences, Hessian-vector products against JAX, stacks
-of matrices, vmap, and the errors."""
+of matrices, vmap, and the errors. Eigenvectors and singular vectors enter through
+functions their arbitrary signs do not change."""
 
 from __future__ import annotations
 
@@ -63,7 +64,37 @@ ROWS = [
      lambda a: np.linalg.norm(a) + np.linalg.norm(a, 1) + np.linalg.norm(a, -np.inf) + np.linalg.norm(a, "fro")
      + np.linalg.norm(a[0], 3) + np.linalg.norm(a[1], -np.inf) + np.linalg.norm(a, axis=0, ord=1).sum()
      + np.linalg.norm(a, axis=1, keepdims=True).sum(), [A]),
+    ("eigh", _sym(lambda a: _eigen_parts(tz, a)), _sym(lambda a: _eigen_parts(jnp, a)),
+     _sym(lambda a: _eigen_parts(np, a)), [A]),
+    ("eigh_stack_upper", lambda a: _eigen_parts(tz, a, symmetrize_input=False, UPLO="U"),
+     lambda a: _eigen_parts(jnp, _upper_symmetric(jnp, a)), lambda a: _eigen_parts(np, a, UPLO="U"), [STACK]),
+    ("svd_tall", lambda a: _singular_parts(tz, a), lambda a: _singular_parts(jnp, a),
+     lambda a: _singular_parts(np, a), [TALL]),
+    ("svd_wide_stack", lambda a: _singular_parts(tz, a), lambda a: _singular_parts(jnp, a),
+     lambda a: _singular_parts(np, a), [RNG.standard_normal((2, 3, 5))]),
+    ("pinv", tz.linalg.pinv, jnp.linalg.pinv, np.linalg.pinv, [TALL]),
+    ("spectral_norms", lambda a: tz.linalg.norm(a, 2) + tz.linalg.norm(a, -2) * tz.linalg.norm(a.T, "nuc"),
+     lambda a: jnp.linalg.norm(a, 2) + jnp.linalg.norm(a, -2) * jnp.linalg.norm(a.T, "nuc"),
+     lambda a: np.linalg.norm(a, 2) + np.linalg.norm(a, -2) * np.linalg.norm(a.T, "nuc"), [B]),
 ]
+
+
+def _eigen_parts(xp, a, **options):
+    """Eigenvalues and squared eigenvectors (unchanged by each vector's arbitrary sign)."""
+    w, v = xp.linalg.eigh(a, **options)
+    return w[..., None, :] + v ** 2
+
+
+def _upper_symmetric(xp, a):
+    """The symmetric matrix that a's upper triangle describes (what UPLO="U" reads)."""
+    upper = xp.triu(a, 1)
+    return upper + xp.swapaxes(upper, -1, -2) + xp.eye(a.shape[-1]) * a
+
+
+def _singular_parts(xp, a):
+    """The singular values and sum_k k u_k v_k^T (unchanged by the paired signs of u_k, v_k)."""
+    u, s, vh = xp.linalg.svd(a, full_matrices=False)
+    return (u * xp.arange(1.0, s.shape[-1] + 1)) @ vh + s[..., :1, None]
 
 
 def _positive_qr(xp, a):
@@ -104,6 +135,8 @@ def test_hessian_vector_products_match_jax():
     for ours, theirs, x in [
         (lambda m: tz.linalg.slogdet(m)[1], lambda m: jnp.linalg.slogdet(m)[1], a),
         (_sym(lambda m: tz.sum(tz.linalg.cholesky(m) ** 3)), _sym(lambda m: jnp.sum(jnp.linalg.cholesky(m) ** 3)), spd),
+        (_sym(lambda m: tz.sum(_eigen_parts(tz, m) ** 2)), _sym(lambda m: jnp.sum(_eigen_parts(jnp, m) ** 2)), a),
+        (lambda m: tz.sum(_singular_parts(tz, m) ** 2), lambda m: jnp.sum(_singular_parts(jnp, m) ** 2), a),
     ]:
         got = tz.jvp(tz.grad(ours), (x,), (v,))[1]
         want = jax.jvp(jax.grad(theirs), (x,), (v,))[1]
@@ -114,6 +147,26 @@ def test_vmap_of_solve_matches_numpy():
     b = RNG.standard_normal((2, 3))
     np.testing.assert_allclose(tz.vmap(tz.linalg.solve)(STACK, b), np.linalg.solve(STACK, b[..., None])[..., 0],
                                rtol=1e-10)
+    symmetric = STACK + STACK.swapaxes(-1, -2)
+    np.testing.assert_allclose(tz.vmap(tz.linalg.eigvalsh)(symmetric), np.linalg.eigvalsh(symmetric), rtol=1e-10)
+
+
+def test_svd_full_matrices_and_float32():
+    """full_matrices=True completes U (tall) or Vh (wide) to orthogonal matrices; float32
+    input is factored to float32 precision."""
+    for a in (TALL, TALL.T):
+        u, s, vh = tz.linalg.svd(a)
+        m, n = a.shape
+        assert u.shape == (m, m) and vh.shape == (n, n)
+        np.testing.assert_allclose(u.T @ u, np.eye(m), atol=1e-12)
+        np.testing.assert_allclose(vh @ vh.T, np.eye(n), atol=1e-12)
+        np.testing.assert_allclose((u[:, :s.size] * s) @ vh[:s.size], a, atol=1e-12)
+    a32 = A.astype(np.float32)
+    s32 = tz.linalg.svd(a32, compute_uv=False)
+    assert s32.dtype == np.float32
+    np.testing.assert_allclose(s32, np.linalg.svd(A, compute_uv=False), rtol=1e-5)
+    w, v = tz.linalg.eigh(a32 + a32.T)
+    np.testing.assert_allclose(v @ np.diag(w) @ v.T, a32 + a32.T, atol=1e-5)
 
 
 def test_singular_and_eager():
@@ -127,7 +180,9 @@ def test_singular_and_eager():
 @pytest.mark.parametrize(("call", "message"), [
     (lambda: tz.linalg.det(np.ones((2, 3))), "det: expects a square matrix"),
     (lambda: tz.linalg.solve(A, np.ones(3)), "solve: a is [4, 4] but b is [3]"),
-    (lambda: tz.linalg.norm(A, 2), "the spectral norms 2, -2 and 'nuc' need an SVD"),
+    (lambda: tz.linalg.norm(A, 3), "norm: matrix ord 3 is not supported"),
+    (lambda: tz.linalg.eigh(A, UPLO="X"), "eigh: UPLO must be 'L' or 'U'"),
+    (lambda: tz.linalg.svd(np.ones(3)), "svd: expects a matrix"),
     (lambda: tz.linalg.qr(TALL.T), "qr: expects a matrix [..., m, n] with m >= n"),
     (lambda: tz.scipy.linalg.solve_triangular(A, B, trans=3), "trans must be 0, 1, 2"),
 ])

@@ -1,0 +1,62 @@
+"""Process-wide flags, read and set as JAX's `jax.config` (`tz.config.update(name, value)`).
+
+One flag has an effect: `jax_enable_x64`. Off (the default), Python floats and ints are
+float32 and int32 (weakly typed), and creation functions (`zeros`, `ones`, `eye`,
+`arange` ...) and integer-to-float conversions (`exp` of ints, `/`) make float32 and
+int32. On, the same make float64 and int64, as in JAX. NumPy arrays keep their dtype
+either way (JAX narrows float64 arrays to float32 while the flag is off; Tenzr does not).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from tenzr.dialect.diagnostics import TenzrError
+
+
+class Config:
+    """JAX's `jax.config`: `update(name, value)`, `read(name)` and attribute reads."""
+
+    _FLAGS: ClassVar[dict[str, Any]] = {"jax_enable_x64": False}
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_values", dict(self._FLAGS))
+
+    def update(self, name: str, value: Any) -> None:
+        if name not in self._values:
+            raise TenzrError(f"config.update: unknown option '{name}' (Tenzr has: {', '.join(self._values)})")
+        if not isinstance(value, (bool, np.bool_)):
+            raise TenzrError(f"config.update: '{name}' takes True or False, got {value!r}")
+        self._values[name] = bool(value)
+
+    def read(self, name: str) -> Any:
+        if name not in self._values:
+            raise TenzrError(f"config.read: unknown option '{name}' (Tenzr has: {', '.join(self._values)})")
+        return self._values[name]
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name not in self._values:
+            raise AttributeError(f"tz.config has no option '{name}'")
+        return self._values[name]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("set options with tz.config.update(name, value)")
+
+    def state(self) -> tuple:
+        """What traced programs depend on (part of every compiled-program cache key)."""
+        return tuple(sorted(self._values.items()))
+
+
+config = Config()
+
+
+def default_float() -> np.dtype:
+    """The dtype of Python floats and of float results made from integers or from nothing."""
+    return np.dtype(np.float64 if config.jax_enable_x64 else np.float32)
+
+
+def default_int() -> np.dtype:
+    """The dtype of Python ints and of `arange`'s integers."""
+    return np.dtype(np.int64 if config.jax_enable_x64 else np.int32)
