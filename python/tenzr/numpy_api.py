@@ -38,12 +38,12 @@ ArrayLike = Any
 
 
 def _float(x: ArrayLike) -> Array:
-    """x as a floating-point array (ints and bools become float32, or float64 with
-    jax_enable_x64, as in JAX)."""
+    """x as a floating-point array: as in JAX, int32 and bools become float32, int64 the
+    default float (float64 with jax_enable_x64, where JAX has int64 at all)."""
     x = asarray(x)
     if x.is_float:
         return x
-    out = astype(x, default_float())
+    out = astype(x, default_float() if x.spec.dtype == "i64" else np.float32)
     out.weak = x.weak
     return out
 

@@ -153,3 +153,59 @@ def test_dtype_names_are_numpys():
     assert halved.dtype == tz.bfloat16
     np.testing.assert_array_equal(halved.astype(np.float32), [1.5, 1.5, 1.5])
     assert tz.finfo(tz.float32).eps == np.finfo(np.float32).eps
+
+
+@pytest.fixture
+def x64():
+    tz.config.update("jax_enable_x64", True)
+    yield
+    tz.config.update("jax_enable_x64", False)
+
+
+def test_enable_x64_makes_defaults_64_bit(x64):
+    """With jax_enable_x64, Python numbers and the default dtypes are 64-bit, as in JAX
+    (compared with JAX's own dtypes, here run with x64 on)."""
+    cases = [  # (xp, args) -> value, for xp tz or jax.numpy
+        (lambda xp, x: x * 2.0, (1.5,)),
+        (lambda xp: xp.zeros(3), ()),
+        (lambda xp: xp.arange(4), ()),
+        (lambda xp: xp.arange(0.0, 1.0, 0.25), ()),
+        (lambda xp, i: xp.exp(i), (np.arange(3, dtype=np.int32),)),
+        (lambda xp, i: i / i, (np.arange(1, 3, dtype=np.int32),)),
+        (lambda xp, i: xp.sqrt(i), (3,)),
+        (lambda xp, x: x + 1.0, (np.ones(2, np.float32),)),  # a weak float keeps float32 arrays float32
+    ]
+    for fn, args in cases:
+        ours = tz.jit(lambda *a, fn=fn: fn(tz, *a))(*args)
+        theirs = jax.jit(lambda *a, fn=fn: fn(jnp, *a))(*args)
+        assert np.asarray(ours).dtype == np.asarray(theirs).dtype, (fn, args)
+        np.testing.assert_allclose(ours, theirs)
+    assert tz.config.jax_enable_x64 and tz.config.read("jax_enable_x64")
+
+
+def test_x64_switch_does_not_reuse_programs():
+    f = tz.jit(lambda: tz.ones(2) / 3)
+    assert f().dtype == np.float32
+    tz.config.update("jax_enable_x64", True)
+    try:
+        assert f().dtype == np.float64
+        np.testing.assert_allclose(f(), [1 / 3, 1 / 3], rtol=1e-15)
+    finally:
+        tz.config.update("jax_enable_x64", False)
+    assert f().dtype == np.float32
+
+
+def test_config_errors():
+    with pytest.raises(tz.TenzrError, match=r"config\.update: unknown option 'jax_debug_nan'"):
+        tz.config.update("jax_debug_nan", True)
+    with pytest.raises(tz.TenzrError, match="takes True or False"):
+        tz.config.update("jax_enable_x64", "yes")
+    with pytest.raises(AttributeError, match=r"set options with tz\.config\.update"):
+        tz.config.jax_enable_x64 = True
+
+
+def test_jvp_gives_python_number_primals_their_tangents_dtype():
+    """A Python-number primal is weakly typed, so it takes a float64 tangent's dtype
+    (the derivative of x**3 at 1.5 is 6.75, exactly representable)."""
+    y, dy = tz.jvp(lambda x: x ** 3, (1.5,), (np.float64(2.0),))
+    assert y.dtype == dy.dtype == np.float64 and dy == 13.5
