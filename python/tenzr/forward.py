@@ -86,14 +86,17 @@ class _Pushforward(Traceable):
             t = asarray(t)
             if t.shape != leaf.shape:
                 raise TenzrError(f"jvp: a tangent has shape {t.shape}, its primal has shape {leaf.shape}")
+            if leaf.weak and t.is_float and t.dtype != leaf.dtype:
+                leaves[i] = leaf = leaf.astype(t.dtype)  # a weak primal takes its tangent's type
             if leaf.is_float:
                 if t.dtype != leaf.dtype:
                     raise TenzrError(f"jvp: a tangent has dtype {t.dtype}, its primal has dtype {leaf.dtype} "
                                      "(they must match, as in JAX)")
                 wrt.append(i)
                 given.append(t)
+        primals = tuple(unflatten(flatten(primals)[1], leaves))
         box: list[TreeDef] = []
-        traced = trace_into(trace, self.fn, tuple(primals), function_name(self.fn),
+        traced = trace_into(trace, self.fn, primals, function_name(self.fn),
                             _split_aux("jvp", self.has_aux, box))
         with phase("tenzr-grad"):
             derived = jvp_function(trace.module, traced.name, wrt) if wrt else None

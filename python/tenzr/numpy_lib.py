@@ -29,7 +29,7 @@ from tenzr.core import (
 )
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.types import numpy_dtype
-from tenzr.flags import default_float
+from tenzr.flags import default_float, default_int
 from tenzr.numpy_api import (
     _axes,
     _float,
@@ -52,6 +52,7 @@ from tenzr.numpy_api import (
     sum,  # noqa: A004
     swapaxes,
     take,
+    transpose,
     where,
 )
 from tenzr.numpy_api import max as reduce_max
@@ -367,15 +368,96 @@ def diff(a: ArrayLike, n: int = 1, axis: int = -1, prepend: ArrayLike = None, ap
     return x
 
 
+def gradient(f: ArrayLike, *varargs: float, axis: Any = None, edge_order: int = 1) -> Any:
+    """NumPy's gradient: central differences inside, one-sided at the ends, for each axis
+    (a list, or one array for one axis); spacings are scalars (one, or one per axis)."""
+    x = _float(f)
+    axes = _axes(axis, x.ndim)
+    if edge_order != 1:
+        raise TenzrError(f"gradient: edge_order={edge_order} is not supported (only 1)", user_location())
+    if len(varargs) not in (0, 1, len(axes)) or builtins.any(np.ndim(h) for h in varargs):
+        raise TenzrError("gradient: give no spacing, one scalar, or one scalar per axis (coordinate arrays are not "
+                         "supported)", user_location())
+    spacings = list(varargs) * len(axes) if len(varargs) == 1 else list(varargs) or [1.0] * len(axes)
+    out = []
+    for ax, h in zip(axes, spacings, strict=True):
+        n = x.shape[ax]
+        if n < 2:
+            raise TenzrError(f"gradient: axis {ax} has {n} entries; it needs at least 2", user_location())
+        first = (_slice(x, ax, 1, 2) - _slice(x, ax, 0, 1)) / h
+        last = (_slice(x, ax, n - 1, n) - _slice(x, ax, n - 2, n - 1)) / h
+        inside = [(_slice(x, ax, 2, n) - _slice(x, ax, 0, n - 2)) / (2 * h)] if n > 2 else []
+        out.append(concatenate([first, *inside, last], axis=ax))
+    return out[0] if len(out) == 1 else out
+
+
+def _join_items(*items: ArrayLike, axis: int, ndmin: int, trans1d: int) -> Array:
+    """The arrays of an r_/c_ expression, each raised to ndmin dims, joined along axis."""
+    arrays = []
+    for item in items:
+        x = asarray(item)
+        if x.ndim < ndmin:  # NumPy's rule: new dims in front, then the old ones moved to trans1d
+            k2, k1 = ndmin - x.ndim, trans1d
+            k1 = k1 + k2 + 1 if k1 < 0 else k1
+            dims = list(range(ndmin))
+            x = transpose(reshape(x, (1,) * k2 + x.shape), dims[:k1] + dims[k2:] + dims[k1:k2])
+        arrays.append(x)
+    return concatenate(list(promote(*arrays)), axis=axis)
+
+
+class _IndexJoiner:
+    """NumPy's and JAX's `r_` and `c_`: `tz.r_[x, 0:3, [7.0]]` joins arrays, scalars and
+    slices (aranges; a complex step `0:1:5j` is a linspace of 5); a leading string
+    "axis[,ndmin[,trans1d]]" sets how."""
+
+    def __init__(self, name: str, axis: int, ndmin: int, trans1d: int):
+        self.name, self.axis, self.ndmin, self.trans1d = name, axis, ndmin, trans1d
+
+    def __getitem__(self, key: Any) -> Array:
+        items = list(key) if isinstance(key, tuple) else [key]
+        axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
+        if items and isinstance(items[0], str):
+            directive = items.pop(0)
+            try:
+                numbers = [int(part) for part in directive.split(",")]
+            except ValueError:
+                numbers = []
+            if not 1 <= len(numbers) <= 3:
+                raise TenzrError(f"tz.{self.name}: directive {directive!r} is not supported (give "
+                                 "'axis[,ndmin[,trans1d]]'; the matrix forms 'r' and 'c' are not)", user_location())
+            axis, ndmin, trans1d = (numbers + [ndmin, trans1d][len(numbers) - 1:])[:3]
+        arrays = [_slice_values(item, self.name) if isinstance(item, slice) else item for item in items]
+        return _join(*arrays, axis=axis, ndmin=ndmin, trans1d=trans1d)
+
+
+def _slice_values(item: slice, name: str) -> np.ndarray:
+    start = 0 if item.start is None else item.start
+    step = 1 if item.step is None else item.step
+    if item.stop is None:
+        raise TenzrError(f"tz.{name}: a slice needs a stop", user_location())
+    if isinstance(step, complex):
+        return np.linspace(start, item.stop, int(builtins.abs(step))).astype(default_float())
+    whole = builtins.all(isinstance(v, (int, np.integer)) for v in (start, item.stop, step))
+    return np.arange(start, item.stop, step, dtype=default_int() if whole else default_float())
+
+
+_join = checked(_join_items, "tz.r_/c_")
+r_ = _IndexJoiner("r_", 0, 1, -1)
+c_ = _IndexJoiner("c_", -1, 2, 0)
+
+
 # --------------------------------------------------------------------------- grids
 
 
 def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True, dtype: Any = None,
              axis: int = 0) -> Array:
-    """`num` evenly spaced values from start to stop (float32 by default, as JAX)."""
+    """`num` evenly spaced values from start to stop (of the default float type, float32
+    or float64 with jax_enable_x64, unless NumPy float arrays say otherwise)."""
     if not isinstance(start, Array) and not isinstance(stop, Array) and axis == 0:
         values = np.linspace(start, stop, num, endpoint=endpoint)
-        name = dtype_name(dtype) if dtype is not None else "f32"
+        typed = [np.asarray(v).dtype for v in (start, stop) if isinstance(v, (np.ndarray, np.generic))
+                 and np.asarray(v).dtype.kind == "f"]
+        name = dtype_name(dtype if dtype is not None else np.result_type(*typed) if typed else default_float())
         return constant(values.astype(numpy_dtype(name)), name)
     first, last = (_float(v) for v in promote(start, stop))
     steps = (num - 1) if endpoint else num
@@ -506,8 +588,11 @@ def var(x: ArrayLike, axis: Any = None, ddof: int = 0, keepdims: bool = False) -
 
 
 def std(x: ArrayLike, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Array:
-    """Standard deviation over `axis` (None: all), dividing by N - ddof."""
-    return sqrt(var(x, axis, ddof=ddof, keepdims=keepdims))
+    """Standard deviation over `axis` (None: all), dividing by N - ddof. Where all values are
+    equal (a single one, say) its derivative is 0, not sqrt's infinite slope at 0."""
+    v = var(x, axis, ddof=ddof, keepdims=keepdims)
+    positive = v > 0
+    return where(positive, sqrt(where(positive, v, 1.0)), 0.0)
 
 
 def isclose(a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Any:

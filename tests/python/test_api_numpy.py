@@ -175,6 +175,13 @@ ROWS = [
      + tz.tile(x[0], (2, 2))[1, :4] + tz.repeat(x, 2)[:4],
      lambda x: np.repeat(x, 2, axis=1).sum() + np.repeat(x, [1, 3], axis=0)[:, 1] + np.tile(x, 2)[0, :4]
      + np.tile(x[0], (2, 2))[1, :4] + np.repeat(x, 2)[:4], [r("be", 2, 3)], True),
+    ("r_c_", lambda x, v: tz.r_[x, x * 2, x[:1]][3:10] + tz.c_[x, x][:, 1:3] + tz.r_["1,2,0", v[:3], v[1:]][:, :1].sum()
+     + tz.r_[v, 0:3, 0.0:1.0:4j, 2.5][:2],
+     lambda x, v: np.r_[x, x * 2, x[:1]][3:10] + np.c_[x, x][:, 1:3] + np.r_["1,2,0", v[:3], v[1:]][:, :1].sum()
+     + np.r_[v, 0:3, 0.0:1.0:4j, 2.5][:2], [r("rc", 7, 2), r("rcv", 4)], True),
+    ("gradient", lambda x: tz.gradient(x)[0] * tz.gradient(x, 0.5, axis=1) + tz.gradient(x[:, 0], 2.0)[:, None],
+     lambda x: np.gradient(x)[0] * np.gradient(x, 0.5, axis=1) + np.gradient(x[:, 0], 2.0)[:, None],
+     [r("grad", 4, 3)], True),
     ("cumsum_cumprod_diff", lambda x: tz.cumsum(x, axis=1) + tz.cumprod(x, axis=0) + tz.diff(x, axis=1, prepend=0.5)
      + tz.cumsum(x)[:3] + tz.diff(x, n=2, axis=0, append=x[:2]),
      lambda x: np.cumsum(x, axis=1) + np.cumprod(x, axis=0) + np.diff(x, axis=1, prepend=0.5) + np.cumsum(x)[:3]
@@ -308,3 +315,13 @@ def test_constants_names_and_clear_errors():
         tz.jit(lambda a: a & a)(np.arange(3, dtype=np.float32))
     with pytest.raises(tz.TenzrError, match="does not split into 3 equal sections"):
         tz.jit(lambda x: tz.split(x, 3)[0])(np.ones(4, np.float32))
+
+
+def test_std_of_equal_values_has_zero_gradient():
+    """The standard deviation over an axis of length 1 is identically 0, so its gradient is
+    0 (not sqrt's infinite slope at 0 times 0); elsewhere it is (x - mean) / (N std)."""
+    x = np.array([[0.5, -1.0, 2.0]])
+    np.testing.assert_array_equal(tz.grad(lambda x: tz.std(x, axis=0).sum())(x), np.zeros((1, 3)))
+    row = x[0]
+    want = (row - row.mean()) / (row.size * row.std())
+    np.testing.assert_allclose(tz.grad(tz.std)(row), want, rtol=1e-12)
