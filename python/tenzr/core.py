@@ -447,14 +447,31 @@ def array(x: Any, dtype: Any = None) -> Array | np.ndarray:
     """JAX's `jnp.array` and `jnp.asarray`: an array of `x` (an array, NumPy array, scalar or
     nested list of them) typed as NumPy types it, except that Python scalars are float32
     and int32. While tracing, a traced array (a list holding traced arrays is stacked);
-    outside, a NumPy array. No copy is ever needed: a traced array is never changed in place.
+    outside, a NumPy array (a `ConcreteArray`, which traced indices can index). No copy is
+    ever needed: a traced array is never changed in place.
 
     >>> tz.asarray([1.0, 2.0], tz.float32)
     array([1., 2.], dtype=float32)
     """
     if current_trace() is not None or isinstance(x, Array):
         return asarray(x, dtype)
-    return np.asarray(x).astype(numpy_dtype(dtype_name(dtype) if dtype is not None else _dtype_alone(x)), copy=False)
+    out = np.asarray(x).astype(numpy_dtype(dtype_name(dtype) if dtype is not None else _dtype_alone(x)), copy=False)
+    return out.view(ConcreteArray)
+
+
+class ConcreteArray(np.ndarray):
+    """What `tz.array` and `tz.asarray` give outside a trace: a NumPy array in every way,
+    except that indexing it with traced arrays (in a function traced later) reads it as a
+    traced constant, as a JAX array is read (`table[traced_indices]` of set-up data)."""
+
+    def __getitem__(self, index: Any) -> Any:
+        parts = index if isinstance(index, tuple) else (index,)
+        if any(isinstance(p, Array) or (isinstance(p, list) and _holds_traced(p)) for p in parts):
+            return asarray(np.asarray(self))[index]
+        return super().__getitem__(index)
+
+    def __repr__(self) -> str:
+        return repr(np.asarray(self))
 
 
 def _holds_traced(x: Any) -> bool:

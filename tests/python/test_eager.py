@@ -97,3 +97,13 @@ def test_asarray_of_lists_of_traced_arrays_and_its_gradient():
     np.testing.assert_allclose(ga, (ref(a + h, b) - ref(a - h, b)) / (2 * h), rtol=1e-6)
     np.testing.assert_allclose(gb, (ref(a, b + h) - ref(a, b - h)) / (2 * h), rtol=1e-6)
     assert tz.jit(lambda a: tz.array([a, a]))(np.float32(2.0)).shape == (2,)
+
+
+def test_asarray_outside_a_trace_can_be_indexed_by_traced_indices():
+    """Set-up data made with tz.asarray is a NumPy array that a later trace may index with
+    traced indices (as JAX's arrays may); the gradient of sum(table[i] * x) in x is table[i]."""
+    table = tz.asarray(np.arange(10.0) ** 2)
+    assert isinstance(table, np.ndarray) and repr(table[:2]) == "array([0., 1.])"
+    i, x = np.array([1, 3, 3]), np.array([1.0, 2.0, 0.5])
+    np.testing.assert_array_equal(tz.grad(lambda i, x: (table[i] * x).sum(), 1)(i, x), [1.0, 9.0, 9.0])
+    np.testing.assert_array_equal(tz.jit(lambda k: table[k, None] * 2)(np.int32(4)), [32.0])
