@@ -47,6 +47,7 @@ from tenzr.numpy_api import (
     mean,
     moveaxis,
     reshape,
+    sin,
     sqrt,
     stack,
     sum,  # noqa: A004
@@ -389,6 +390,34 @@ def gradient(f: ArrayLike, *varargs: float, axis: Any = None, edge_order: int = 
         inside = [(_slice(x, ax, 2, n) - _slice(x, ax, 0, n - 2)) / (2 * h)] if n > 2 else []
         out.append(concatenate([first, *inside, last], axis=ax))
     return out[0] if len(out) == 1 else out
+
+
+def sinc(x: ArrayLike) -> Array:
+    """sin(pi x) / (pi x), and 1 at 0 (where its first derivative, 0, is exact; higher
+    ones are not)."""
+    x = _float(x)
+    zero = x == 0
+    t = np.pi * where(zero, 1.0, x)
+    return where(zero, 1.0, sin(t) / t)
+
+
+def real(x: ArrayLike) -> Array:
+    """The real part: x itself (Tenzr's arrays are real)."""
+    return asarray(x)
+
+
+def imag(x: ArrayLike) -> Array:
+    """The imaginary part: zeros (Tenzr's arrays are real)."""
+    x = asarray(x)
+    return x * 0
+
+
+def conj(x: ArrayLike) -> Array:
+    """The complex conjugate: x itself (Tenzr's arrays are real)."""
+    return asarray(x)
+
+
+conjugate = conj
 
 
 def _join_items(*items: ArrayLike, axis: int, ndmin: int, trans1d: int) -> Array:

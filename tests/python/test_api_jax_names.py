@@ -74,6 +74,32 @@ ROWS = [
      + jax.scipy.stats.multivariate_normal.pdf(x[0], m, COV),
      lambda x, m: st.multivariate_normal.logpdf(x, m, COV) + st.multivariate_normal.pdf(x[0], m, COV),
      [np.cos(np.arange(12.0)).reshape(4, 3), np.array([0.1, -0.2, 0.3])]),
+    ("beta_gamma_chi2",
+     lambda x, a: tz.scipy.stats.beta.logpdf(x, a, a[::-1]) + tz.scipy.stats.gamma.pdf(x * 3, a, 0.1, 2.0)
+     + tz.scipy.stats.chi2.logpdf(x * 3, 2 * a),
+     lambda x, a: jax.scipy.stats.beta.logpdf(x, a, a[::-1]) + jax.scipy.stats.gamma.pdf(x * 3, a, 0.1, 2.0)
+     + jax.scipy.stats.chi2.logpdf(x * 3, 2 * a),
+     lambda x, a: st.beta.logpdf(x, a, a[::-1]) + st.gamma.pdf(x * 3, a, 0.1, 2.0) + st.chi2.logpdf(x * 3, 2 * a),
+     [P, P * 4 + 0.5]),  # the middle shape is 1 (chi2 with df 2), where xlogy's x-derivative is log(y)
+    ("t_poisson", lambda x, mu: tz.scipy.stats.t.logpdf(x, 3.5, 0.3, 1.5) + tz.scipy.stats.poisson.logpmf(3.0, mu)
+     + tz.scipy.stats.poisson.pmf(0.0, mu),
+     lambda x, mu: jax.scipy.stats.t.logpdf(x, 3.5, 0.3, 1.5) + jax.scipy.stats.poisson.logpmf(3.0, mu)
+     + jax.scipy.stats.poisson.pmf(0.0, mu),
+     lambda x, mu: st.t.logpdf(x, 3.5, 0.3, 1.5) + st.poisson.logpmf(3.0, mu) + st.poisson.pmf(0.0, mu),
+     [X[:7], P * 5]),
+    ("dirichlet", lambda x, a: tz.scipy.stats.dirichlet.logpdf(x / tz.sum(x), a),
+     lambda x, a: jax.scipy.stats.dirichlet.logpdf(x / jnp.sum(x), a),
+     lambda x, a: st.dirichlet.logpdf(x / np.sum(x), a), [P[:4], P[:4] * 3 + 1]),
+    ("special_gamma_family", lambda a, b: tz.scipy.special.beta(a, b) + tz.scipy.special.gamma(-a)
+     + tz.scipy.special.rgamma(a - 2.1) + tz.scipy.special.multigammaln(a + 2, 3) + tz.scipy.special.psi(a)
+     + tz.scipy.special.erfcinv(b / 2) + tz.sinc(a - 1.3),
+     lambda a, b: jax.scipy.special.beta(a, b) + jax.scipy.special.gamma(-a)
+     + jax.scipy.special.gammasgn(a - 2.1) * jnp.exp(-jax.scipy.special.gammaln(a - 2.1))
+     + jax.scipy.special.multigammaln(a + 2, 3) + jax.scipy.special.digamma(a)
+     + jax.scipy.special.erfinv(1 - b / 2) + jnp.sinc(a - 1.3),
+     lambda a, b: ss.beta(a, b) + ss.gamma(-a) + ss.rgamma(a - 2.1)
+     + np.array([ss.multigammaln(v + 2, 3) for v in a]) + ss.psi(a) + ss.erfcinv(b / 2) + np.sinc(a - 1.3),
+     [P * 3 + 0.07, P * 2 + 0.05]),  # away from the poles at 0, -1, -2
     ("norm_ppf", lambda q: tz.scipy.stats.norm.ppf(q, 1.0, 2.0) + tz.scipy.stats.norm.isf(q),
      lambda q: jax.scipy.stats.norm.ppf(q, 1.0, 2.0) + jax.scipy.stats.norm.isf(q),
      lambda q: st.norm.ppf(q, 1.0, 2.0) + st.norm.isf(q), [P]),

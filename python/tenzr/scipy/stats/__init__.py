@@ -1,5 +1,6 @@
-"""`tz.scipy.stats`: JAX's `jax.scipy.stats` distributions."""
+"""`tz.scipy.stats`: JAX's `jax.scipy.stats` distributions (densities; the cumulative
+functions where they need no incomplete gamma or beta function)."""
 
-from tenzr.scipy.stats import multivariate_normal, norm
+from tenzr.scipy.stats import beta, chi2, dirichlet, gamma, multivariate_normal, norm, poisson, t
 
-__all__ = ["multivariate_normal", "norm"]
+__all__ = ["beta", "chi2", "dirichlet", "gamma", "multivariate_normal", "norm", "poisson", "t"]
