@@ -235,3 +235,13 @@ def test_jvp_gives_python_number_primals_their_tangents_dtype():
     (the derivative of x**3 at 1.5 is 6.75, exactly representable)."""
     y, dy = tz.jvp(lambda x: x ** 3, (1.5,), (np.float64(2.0),))
     assert y.dtype == dy.dtype == np.float64 and dy == 13.5
+
+
+def test_dirichlet_rvs_draws_as_scipy():
+    """SciPy's set-up sampler: the same draws as SciPy's from the same NumPy seed."""
+    np.random.seed(3)
+    ours = tz.scipy.stats.dirichlet.rvs([1.0, 2.0, 3.0], size=2)
+    np.random.seed(3)
+    np.testing.assert_array_equal(ours, st.dirichlet.rvs([1.0, 2.0, 3.0], size=2))
+    np.testing.assert_array_equal(tz.scipy.stats.dirichlet.rvs([1.0, 2.0], random_state=5),
+                                  st.dirichlet.rvs([1.0, 2.0], random_state=5))

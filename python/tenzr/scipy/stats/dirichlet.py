@@ -12,7 +12,7 @@ from tenzr.core import Array, check_arguments, promote, user_location
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.scipy import special
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["logpdf", "pdf", "rvs"]
 
 
 def logpdf(x: Any, alpha: Any) -> Array:
@@ -35,3 +35,16 @@ def pdf(x: Any, alpha: Any) -> Array:
 
 
 check_arguments(globals(), "tz.scipy.stats.dirichlet.")
+
+
+def rvs(alpha: Any, size: Any = 1, random_state: Any = None) -> np.ndarray:
+    """SciPy's sampler, for set-up code: NumPy draws of concrete values (`random_state` a
+    seed, a NumPy generator, or None for NumPy's global one), never traced; inside traced
+    code use tz.random."""
+    if random_state is None:
+        source: Any = np.random.mtrand._rand
+    elif hasattr(random_state, "dirichlet"):
+        source = random_state
+    else:
+        source = np.random.RandomState(random_state)
+    return source.dirichlet(np.asarray(alpha), size)
