@@ -79,6 +79,7 @@ from tenzr.numpy_api import (
     log2,
     log10,
     logaddexp,
+    logaddexp2,
     logical_and,
     logical_not,
     logical_or,
@@ -131,6 +132,7 @@ from tenzr.numpy_api import (
 from tenzr.numpy_lib import (
     all,
     allclose,
+    angle,
     any,
     append,
     array_equal,
@@ -148,14 +150,20 @@ from tenzr.numpy_lib import (
     diag,
     diagonal,
     diff,
+    dsplit,
     dstack,
     fliplr,
     flipud,
     gradient,
+    hsplit,
     hstack,
     imag,
     inner,
     isclose,
+    iscomplex,
+    iscomplexobj,
+    isreal,
+    isrealobj,
     kron,
     linspace,
     meshgrid,
@@ -180,6 +188,7 @@ from tenzr.numpy_lib import (
     tril,
     triu,
     var,
+    vsplit,
     vstack,
 )
 from tenzr.passes.custom_ops import register_custom_op
@@ -204,6 +213,7 @@ pi, e, inf, nan, euler_gamma = math.pi, math.e, math.inf, math.nan, float(np.eul
 float16, float32, float64 = np.float16, np.float32, np.float64
 int32, int64, bool_ = np.int32, np.int64, np.bool_
 dtype, finfo, iinfo = np.dtype, np.finfo, np.iinfo
+row_stack = vstack
 
 
 def __getattr__(name: str) -> Any:

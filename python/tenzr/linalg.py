@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tenzr import numpy_api as tnp
+from tenzr.control import fori_loop
 from tenzr.core import Array, check_arguments, promote, user_location
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.forward import custom_jvp
@@ -289,8 +290,6 @@ def _rotation(app: Array, aqq: Array, apq: Array) -> tuple[Array, Array]:
 def _jacobi(a: Array, one_sided: bool) -> tuple[Array, Array]:
     """Symmetric Jacobi (a <- J^T a J; returns (diagonalized a, V)) or one-sided Jacobi on
     the columns of a (a <- a J, orthogonalizing them; returns (a V, V))."""
-    from tenzr.control import fori_loop
-
     n = a.shape[-1]
     width = n + n % 2  # an odd n gets a ghost index, which rotates with no one
     if width != n:
@@ -336,7 +335,7 @@ def _pairwise_inverse(w: Array, square: bool) -> Array:
     """F[..., i, j] = 1 / (w_j - w_i) (or 1 / (w_j^2 - w_i^2)), zero on the diagonal."""
     wi, wj = w[..., :, None], w[..., None, :]
     diff = wj * wj - wi * wi if square else wj - wi
-    off = 1 - np.eye(w.shape[-1], dtype=w.dtype)
+    off = tnp.asarray(1 - np.eye(w.shape[-1], dtype=w.dtype))
     return off / (diff + (1 - off))
 
 
@@ -419,7 +418,8 @@ class SVDResult(NamedTuple):
 def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False) -> Any:
     """(U, S, Vh) with a = U diag(S) Vh, S descending, of a matrix [..., m, n] (or S alone
     with compute_uv=False). full_matrices=True completes U or Vh to square orthogonal
-    matrices; as in JAX, those completions have no derivative where m != n."""
+    matrices (their extra columns are differentiated as the code that makes them, where
+    JAX refuses). `hermitian` is accepted for NumPy's signature and changes nothing."""
     a = tnp._float(a)
     if a.ndim < 2:
         raise TenzrError(f"svd: expects a matrix (or a stack of them), got shape {list(a.shape)}", user_location())
@@ -455,7 +455,7 @@ def _complete(q: Array, basis: Array) -> Array:
 
 def pinv(a: ArrayLike, rtol: Any = None, hermitian: bool = False) -> Array:
     """The Moore-Penrose pseudo-inverse, from the SVD: singular values at most
-    rtol * max(s) (default 10 max(m, n) eps) count as zero."""
+    rtol * max(s) (default 10 max(m, n) eps) count as zero. `hermitian` changes nothing."""
     a = tnp._float(a)
     if a.ndim < 2:
         raise TenzrError(f"pinv: expects a matrix (or a stack of them), got shape {list(a.shape)}", user_location())

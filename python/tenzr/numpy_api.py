@@ -227,6 +227,12 @@ def logaddexp(x: ArrayLike, y: ArrayLike) -> Array:
     return where(isnan(x - y), x + y, top + log1p(exp(minimum(x, y) - top)))
 
 
+def logaddexp2(x: ArrayLike, y: ArrayLike) -> Array:
+    """log2(2**x + 2**y), computed without overflow (through logaddexp)."""
+    x, y = promote(_float(x), y)
+    return logaddexp(x * math.log(2), y * math.log(2)) / math.log(2)
+
+
 def isnan(x: ArrayLike) -> Array:
     """Whether each element is NaN (never, for integers)."""
     x = asarray(x)

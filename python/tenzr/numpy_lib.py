@@ -175,6 +175,28 @@ def split(ary: ArrayLike, indices_or_sections: Any, axis: int = 0) -> list[Array
     return array_split(x, indices_or_sections, axis)
 
 
+def hsplit(ary: ArrayLike, indices_or_sections: Any) -> list[Array]:
+    """split along the second axis (the first for 1-D arrays)."""
+    x = asarray(ary)
+    return split(x, indices_or_sections, 1 if x.ndim > 1 else 0)
+
+
+def vsplit(ary: ArrayLike, indices_or_sections: Any) -> list[Array]:
+    """split along the first axis of an array of at least 2 dims."""
+    x = asarray(ary)
+    if x.ndim < 2:
+        raise TenzrError("vsplit: the array must have at least 2 dimensions", user_location())
+    return split(x, indices_or_sections, 0)
+
+
+def dsplit(ary: ArrayLike, indices_or_sections: Any) -> list[Array]:
+    """split along the third axis of an array of at least 3 dims."""
+    x = asarray(ary)
+    if x.ndim < 3:
+        raise TenzrError("dsplit: the array must have at least 3 dimensions", user_location())
+    return split(x, indices_or_sections, 2)
+
+
 def roll(a: ArrayLike, shift: Any, axis: Any = None) -> Array:
     """Elements shifted by `shift` along `axis`, those past the end coming round (the flattened array when None)."""
     x = asarray(a)
@@ -420,6 +442,22 @@ def conj(x: ArrayLike) -> Array:
 conjugate = conj
 
 
+def angle(z: ArrayLike, deg: bool = False) -> Array:
+    """The complex argument of real numbers: 0 for x >= 0, pi below (180 with deg)."""
+    x = _float(z)
+    return where(x < 0, np.asarray(180.0 if deg else np.pi, x.dtype), np.asarray(0.0, x.dtype))
+
+
+def iscomplex(x: ArrayLike) -> Array:
+    """Elementwise: has a nonzero imaginary part (False for Tenzr's real arrays)."""
+    return broadcast_to(asarray(False), asarray(x).shape)
+
+
+def isreal(x: ArrayLike) -> Array:
+    """Elementwise: has a zero imaginary part (True for Tenzr's real arrays)."""
+    return broadcast_to(asarray(True), asarray(x).shape)
+
+
 def _join_items(*items: ArrayLike, axis: int, ndmin: int, trans1d: int) -> Array:
     """The arrays of an r_/c_ expression, each raised to ndmin dims, joined along axis."""
     arrays = []
@@ -663,6 +701,17 @@ def any(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:  # noq
 
 
 check_arguments(globals(), "tz.")
+
+
+# Type predicates, left unwrapped: they read Python types and never trace (or run eagerly).
+def iscomplexobj(x: Any) -> bool:
+    """Whether x has a complex type: never for Tenzr's arrays."""
+    return isinstance(x, (complex, np.complexfloating)) or (isinstance(x, np.ndarray) and x.dtype.kind == "c")
+
+
+def isrealobj(x: Any) -> bool:
+    """not iscomplexobj(x)."""
+    return not iscomplexobj(x)
 
 
 # The methods of Array that are NumPy routines of this module (the rest: numpy_api)

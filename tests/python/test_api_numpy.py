@@ -182,6 +182,11 @@ ROWS = [
     ("gradient", lambda x: tz.gradient(x)[0] * tz.gradient(x, 0.5, axis=1) + tz.gradient(x[:, 0], 2.0)[:, None],
      lambda x: np.gradient(x)[0] * np.gradient(x, 0.5, axis=1) + np.gradient(x[:, 0], 2.0)[:, None],
      [r("grad", 4, 3)], True),
+    ("splits_angle_logaddexp2",
+     lambda x: tz.hstack(tz.hsplit(x, 2)[::-1]) + tz.vsplit(x, [1])[0] + tz.dsplit(x[..., None], 1)[0][..., 0]
+     + tz.angle(x) + tz.logaddexp2(x, x[::-1]) + tz.row_stack([x[0], x[1]])[:1],
+     lambda x: np.hstack(np.hsplit(x, 2)[::-1]) + np.vsplit(x, [1])[0] + np.dsplit(x[..., None], 1)[0][..., 0]
+     + np.angle(x) + np.logaddexp2(x, x[::-1]) + np.vstack([x[0], x[1]])[:1], [r("split", 2, 4)], True),
     ("cumsum_cumprod_diff", lambda x: tz.cumsum(x, axis=1) + tz.cumprod(x, axis=0) + tz.diff(x, axis=1, prepend=0.5)
      + tz.cumsum(x)[:3] + tz.diff(x, n=2, axis=0, append=x[:2]),
      lambda x: np.cumsum(x, axis=1) + np.cumprod(x, axis=0) + np.diff(x, axis=1, prepend=0.5) + np.cumsum(x)[:3]
@@ -325,3 +330,10 @@ def test_std_of_equal_values_has_zero_gradient():
     row = x[0]
     want = (row - row.mean()) / (row.size * row.std())
     np.testing.assert_allclose(tz.grad(tz.std)(row), want, rtol=1e-12)
+
+
+def test_complex_predicates_on_real_arrays():
+    x = np.array([1.0, np.nan, -2.0])
+    assert tz.isrealobj(x) and not tz.iscomplexobj(x) and tz.iscomplexobj(np.array([1j]))
+    np.testing.assert_array_equal(tz.jit(tz.iscomplex)(x), np.iscomplex(x))
+    np.testing.assert_array_equal(tz.jit(tz.isreal)(x), np.isreal(x))

@@ -167,6 +167,8 @@ def test_svd_full_matrices_and_float32():
     np.testing.assert_allclose(s32, np.linalg.svd(A, compute_uv=False), rtol=1e-5)
     w, v = tz.linalg.eigh(a32 + a32.T)
     np.testing.assert_allclose(v @ np.diag(w) @ v.T, a32 + a32.T, atol=1e-5)
+    rank_two = TALL[:, :2] @ B[:2]  # [5, 3] of rank 2
+    assert tz.linalg.matrix_rank(rank_two) == np.linalg.matrix_rank(rank_two) == 2
 
 
 def test_singular_and_eager():
