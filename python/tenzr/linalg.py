@@ -460,10 +460,7 @@ def pinv(a: ArrayLike, rtol: Any = None, hermitian: bool = False) -> Array:
     if a.ndim < 2:
         raise TenzrError(f"pinv: expects a matrix (or a stack of them), got shape {list(a.shape)}", user_location())
     u, s, vh = svd(a, full_matrices=False)
-    if rtol is None:
-        rtol = 10 * max(a.shape[-2:]) * np.finfo(a.dtype).eps
-    cutoff = rtol * tnp.max(s, -1, keepdims=True)
-    keep = s > cutoff
+    keep = _significant(s, a, rtol)
     s_inv = tnp.where(keep, 1 / tnp.where(keep, s, 1.0), 0.0)
     return tnp.swapaxes(vh, -1, -2) @ (s_inv[..., :, None] * tnp.swapaxes(u, -1, -2))
 
@@ -471,10 +468,14 @@ def pinv(a: ArrayLike, rtol: Any = None, hermitian: bool = False) -> Array:
 def matrix_rank(a: ArrayLike, rtol: Any = None) -> Array:
     """The number of singular values above rtol * max(s) (default 10 max(m, n) eps)."""
     a = tnp._float(a)
-    s = svd(a, compute_uv=False)
+    return tnp.sum(_significant(svd(a, compute_uv=False), a, rtol).astype(np.int32), -1)
+
+
+def _significant(s: Array, a: Array, rtol: Any) -> Array:
+    """Which singular values s of a exceed rtol * max(s) (rtol None: 10 max(m, n) eps)."""
     if rtol is None:
         rtol = 10 * max(a.shape[-2:]) * np.finfo(a.dtype).eps
-    return tnp.sum((s > rtol * tnp.max(s, -1, keepdims=True)).astype(np.int32), -1)
+    return s > rtol * tnp.max(s, -1, keepdims=True)
 
 
 check_arguments(globals(), "tz.linalg.")
