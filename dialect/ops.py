@@ -5,7 +5,8 @@ Each module-level `OpDef` is the op's definition and its builder:
 to definitions. Builders whose op name is a Python builtin carry a trailing underscore
 (`abs_`, `pow_`, `round_`, `slice_`).
 
-Contract (DESIGN section 3): ranked static tensors of f16, bf16, f32, f64, i1, i32, i64;
+Contract (DESIGN section 3): ranked static tensors of f16, bf16, f32, f64, i1, i32, i64,
+complex<f32>, complex<f64>;
 elementwise n-ary ops broadcast like NumPy; operand element types must match.
 """
 
@@ -26,7 +27,17 @@ from tenzr.dialect.opdef import (
     Str,
     fail,
 )
-from tenzr.dialect.types import FLOAT_TYPES, INT_TYPES, ITEM_BYTES, TensorSpec, broadcast_shapes, spec_of_type
+from tenzr.dialect.types import (
+    COMPLEX_TYPES,
+    FLOAT_TYPES,
+    INT_TYPES,
+    ITEM_BYTES,
+    TensorSpec,
+    broadcast_shapes,
+    complex_dtype,
+    real_dtype,
+    spec_of_type,
+)
 
 # --------------------------------------------------------------------------- shared rules
 
@@ -45,9 +56,26 @@ def _require_float(op: Op, dtype: str) -> None:
         fail(f"takes floating-point tensors (f16, bf16, f32, f64), got {dtype}")
 
 
+def _require_inexact(op: Op, dtype: str) -> None:
+    if dtype not in FLOAT_TYPES and dtype not in COMPLEX_TYPES:
+        fail(f"takes floating-point or complex tensors (f16, bf16, f32, f64, complex<f32>, complex<f64>), got {dtype}")
+
+
 def _require_numeric(op: Op, dtype: str) -> None:
     if dtype == "i1":
         fail("takes numeric tensors, not i1")
+
+
+def _require_real(op: Op, dtype: str) -> None:
+    """Numeric and ordered: not i1, not complex."""
+    _require_numeric(op, dtype)
+    if dtype in COMPLEX_TYPES:
+        fail(f"takes real tensors (complex numbers have no order), got {dtype}")
+
+
+_REQUIRE = {"float": _require_float, "inexact": _require_inexact, "numeric": _require_numeric, "real": _require_real}
+"""The element types an elementwise op takes: real floats; real or complex floats; any but
+i1; any but i1 and complex."""
 
 
 def _require_bits(op: Op, dtype: str, booleans: bool) -> None:
@@ -92,7 +120,7 @@ def _check_length(op: Op, name: str, count: int, what: str = "the operand rank")
 def binary_rule(kind: str):
     def rule(op: Op) -> TensorSpec:
         dtype = _same_dtype(op)
-        (_require_float if kind == "float" else _require_numeric)(op, dtype)
+        _REQUIRE[kind](op, dtype)
         return TensorSpec(_broadcast(op.specs), dtype)
 
     return rule
@@ -101,10 +129,8 @@ def binary_rule(kind: str):
 def unary_rule(kind: str):
     def rule(op: Op) -> TensorSpec:
         (x,) = op.specs
-        if kind == "float":
-            _require_float(op, x.dtype)
-        elif kind == "numeric":
-            _require_numeric(op, x.dtype)
+        if kind != "any":
+            _REQUIRE[kind](op, x.dtype)
         return x
 
     return rule
@@ -140,15 +166,38 @@ sub = _binary("sub", "x - y, broadcast.")
 mul = _binary("mul", "x * y, broadcast.")
 div = _binary("div", "x / y, broadcast (integer division truncates).")
 pow_ = _binary("pow", "x ** y, broadcast.", transcendental=True)
+
+
+def _part_rule(op: Op) -> TensorSpec:
+    (x,) = op.specs
+    if x.dtype not in COMPLEX_TYPES:
+        fail(f"takes complex tensors (complex<f32>, complex<f64>), got {x.dtype}")
+    return x.with_dtype(real_dtype(x.dtype))
+
+
+real = OpDef("real", "The real part of a complex tensor.", ("x",), _part_rule, elementwise=True)
+imag = OpDef("imag", "The imaginary part of a complex tensor.", ("x",), _part_rule, elementwise=True)
+
+
+def _complex_rule(op: Op) -> TensorSpec:
+    dtype = _same_dtype(op)
+    if dtype not in ("f32", "f64"):
+        fail(f"takes f32 or f64 parts, got {dtype}")
+    return TensorSpec(_broadcast(op.specs), complex_dtype(dtype))
+
+
+complex_ = OpDef("complex", "x + i·y from real parts x and y, broadcast.", ("x", "y"), _complex_rule,
+                 elementwise=True)
 atan2 = _binary("atan2", "atan2(y, x): the angle of the point (x, y), broadcast.", kind="float", transcendental=True)
-maximum = _binary("maximum", "Elementwise maximum, broadcast.")
-minimum = _binary("minimum", "Elementwise minimum, broadcast.")
+maximum = _binary("maximum", "Elementwise maximum, broadcast.", kind="real")
+minimum = _binary("minimum", "Elementwise minimum, broadcast.", kind="real")
 
 DIRECTIONS = ("gt", "ge", "lt", "le", "eq", "ne")
 
 
 def _compare_rule(op: Op) -> TensorSpec:
-    _same_dtype(op)
+    if _same_dtype(op) in COMPLEX_TYPES and op["direction"] not in ("eq", "ne"):
+        fail(f"direction '{op['direction']}' needs real operands (complex numbers compare only eq and ne)")
     return TensorSpec(_broadcast(op.specs), "i1")
 
 
@@ -167,22 +216,30 @@ def _select_rule(op: Op) -> TensorSpec:
 select = OpDef("select", "cond ? a : b, broadcast over all three.", ("cond", "a", "b"), _select_rule, elementwise=True)
 
 neg = _unary("neg", "-x.", kind="numeric")
-exp = _unary("exp", "e^x.", transcendental=True)
-log = _unary("log", "Natural logarithm.", transcendental=True)
-sqrt = _unary("sqrt", "Square root.", transcendental=True)
-rsqrt = _unary("rsqrt", "1/sqrt(x).", transcendental=True)
-tanh = _unary("tanh", "Hyperbolic tangent.", transcendental=True)
+exp = _unary("exp", "e^x.", kind="inexact", transcendental=True)
+log = _unary("log", "Natural logarithm.", kind="inexact", transcendental=True)
+sqrt = _unary("sqrt", "Square root.", kind="inexact", transcendental=True)
+rsqrt = _unary("rsqrt", "1/sqrt(x).", kind="inexact", transcendental=True)
+tanh = _unary("tanh", "Hyperbolic tangent.", kind="inexact", transcendental=True)
 sigmoid = _unary("sigmoid", "Logistic function 1/(1+e^-x).", transcendental=True)
-relu = _unary("relu", "max(x, 0).", kind="numeric")
-sin = _unary("sin", "Sine.", transcendental=True)
-cos = _unary("cos", "Cosine.", transcendental=True)
-abs_ = _unary("abs", "|x|.", kind="numeric")
-log1p = _unary("log1p", "log(1 + x), accurate near 0.", transcendental=True)
-expm1 = _unary("expm1", "e^x - 1, accurate near 0.", transcendental=True)
-sign = _unary("sign", "-1, 0 or 1 (NaN stays NaN).", kind="numeric", gradient="none")
+relu = _unary("relu", "max(x, 0).", kind="real")
+sin = _unary("sin", "Sine.", kind="inexact", transcendental=True)
+cos = _unary("cos", "Cosine.", kind="inexact", transcendental=True)
+
+
+def _abs_rule(op: Op) -> TensorSpec:
+    (x,) = op.specs
+    _require_numeric(op, x.dtype)
+    return x.with_dtype(real_dtype(x.dtype))
+
+
+abs_ = OpDef("abs", "|x| (the modulus, a real tensor, for complex x).", ("x",), _abs_rule, elementwise=True)
+log1p = _unary("log1p", "log(1 + x), accurate near 0.", kind="inexact", transcendental=True)
+expm1 = _unary("expm1", "e^x - 1, accurate near 0.", kind="inexact", transcendental=True)
+sign = _unary("sign", "-1, 0 or 1 (NaN stays NaN).", kind="real", gradient="none")
 floor = _unary("floor", "Round toward -inf.", gradient="none")
 ceil = _unary("ceil", "Round toward +inf.", gradient="none")
-tan = _unary("tan", "Tangent.", transcendental=True)
+tan = _unary("tan", "Tangent.", kind="inexact", transcendental=True)
 atan = _unary("atan", "Inverse tangent.", transcendental=True)
 asin = _unary("asin", "Inverse sine.", transcendental=True)
 acos = _unary("acos", "Inverse cosine.", transcendental=True)
@@ -215,8 +272,10 @@ shift_right_arithmetic = _bits("shift_right_arithmetic", "x >> y keeping the sig
 
 def _bitcast_rule(op: Op) -> TensorSpec:
     (x,), (out,) = op.specs, op.given
-    if out.shape != x.shape or ITEM_BYTES[out.dtype] != ITEM_BYTES[x.dtype] or "i1" in (x.dtype, out.dtype):
-        fail(f"reinterprets {x} as {out}: the shapes must be equal and the element types of one bit width (not i1)")
+    if (out.shape != x.shape or ITEM_BYTES[out.dtype] != ITEM_BYTES[x.dtype]
+            or {"i1", *COMPLEX_TYPES} & {x.dtype, out.dtype}):
+        fail(f"reinterprets {x} as {out}: the shapes must be equal and the element types of one bit width (not i1, "
+             "not complex)")
     return out
 
 
@@ -516,27 +575,32 @@ def reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool)
     return tuple(n for d, n in enumerate(shape) if d not in axes)
 
 
-def _reduce_rule(op: Op) -> TensorSpec:
-    (x,) = op.specs
-    _require_numeric(op, x.dtype)
-    return x.with_shape(reduced_shape(x.shape, op["axes"], op["keepdims"]))
+def _reduce_rule(kind: str):
+    def rule(op: Op) -> TensorSpec:
+        (x,) = op.specs
+        _REQUIRE[kind](op, x.dtype)
+        return x.with_shape(reduced_shape(x.shape, op["axes"], op["keepdims"]))
+
+    return rule
 
 
-def _reduction(mnemonic: str, summary: str, adjoint: str) -> OpDef:
-    return OpDef(mnemonic, summary + " Empty `axes` reduces all.", ("x",), _reduce_rule,
+def _reduction(mnemonic: str, summary: str, adjoint: str, kind: str = "numeric") -> OpDef:
+    return OpDef(mnemonic, summary + " Empty `axes` reduces all.", ("x",), _reduce_rule(kind),
                  attrs=(Attr("axes", Axes(), ()), Attr("keepdims", Bool(), False)))
 
 
 reduce_sum = _reduction("reduce_sum", "Sum over `axes`.", "x̄ = broadcast(ȳ)")
 reduce_prod = _reduction("reduce_prod", "Product over `axes`.",
                          "x̄ = ȳ·(product of the other elements), exact with zeros")
-reduce_max = _reduction("reduce_max", "Maximum over `axes`.", "ȳ split evenly among the elements equal to the max")
-reduce_min = _reduction("reduce_min", "Minimum over `axes`.", "ȳ split evenly among the elements equal to the min")
+reduce_max = _reduction("reduce_max", "Maximum over `axes`.", "ȳ split evenly among the elements equal to the max",
+                        kind="real")
+reduce_min = _reduction("reduce_min", "Minimum over `axes`.", "ȳ split evenly among the elements equal to the min",
+                        kind="real")
 
 
 def _arg_rule(op: Op) -> TensorSpec:
     (x,) = op.specs
-    _require_numeric(op, x.dtype)
+    _require_real(op, x.dtype)
     return TensorSpec(reduced_shape(x.shape, (op["axis"],), False), "i64")
 
 
@@ -547,11 +611,13 @@ argmin = OpDef("argmin", "i64 index of the first minimum along `axis`.", ("x",),
 
 
 def _sort_rule(op: Op) -> TensorSpec:
+    if op.specs[0].dtype in COMPLEX_TYPES:
+        fail("takes real tensors (complex numbers have no order)")
     return op.specs[0]
 
 
 def _argsort_rule(op: Op) -> TensorSpec:
-    return op.specs[0].with_dtype("i64")
+    return _sort_rule(op).with_dtype("i64")
 
 
 SORT_ATTRS = (Attr("axis", Axis(), -1), Attr("descending", Bool(), False))

@@ -17,7 +17,8 @@ from tenzr.dialect.ir_imports import ir
 
 FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
 INT_TYPES = ("i32", "i64")
-ELEMENT_TYPES = (*FLOAT_TYPES, "i1", *INT_TYPES)
+COMPLEX_TYPES = ("complex<f32>", "complex<f64>")
+ELEMENT_TYPES = (*FLOAT_TYPES, "i1", *INT_TYPES, *COMPLEX_TYPES)
 
 # NumPy has no bfloat16 of its own: bf16 is ml_dtypes' (which IREE's runtime uses), imported
 # only when a bf16 array meets NumPy.
@@ -28,10 +29,25 @@ _NUMPY_DTYPES = {
     "i1": np.bool_,
     "i32": np.int32,
     "i64": np.int64,
+    "complex<f32>": np.complex64,
+    "complex<f64>": np.complex128,
 }
 
 
-ITEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i32": 4, "i64": 8}
+ITEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i32": 4, "i64": 8, "complex<f32>": 8,
+              "complex<f64>": 16}
+
+
+def real_dtype(dtype: str) -> str:
+    """The element type of the real and imaginary parts of `dtype` (`dtype` itself when real)."""
+    return dtype[len("complex<"):-1] if dtype in COMPLEX_TYPES else dtype
+
+
+def complex_dtype(dtype: str) -> str:
+    """The complex type whose parts are `dtype` (float64 gives complex<f64>, narrower floats complex<f32>)."""
+    if dtype in COMPLEX_TYPES:
+        return dtype
+    return "complex<f64>" if dtype == "f64" else "complex<f32>"
 
 
 class TensorSpec(NamedTuple):
@@ -50,7 +66,17 @@ class TensorSpec(NamedTuple):
 
     @property
     def is_float(self) -> bool:
+        """A real floating-point type."""
         return self.dtype in FLOAT_TYPES
+
+    @property
+    def is_complex(self) -> bool:
+        return self.dtype in COMPLEX_TYPES
+
+    @property
+    def is_inexact(self) -> bool:
+        """Real or complex floating point: the types that carry derivatives."""
+        return self.dtype in FLOAT_TYPES or self.dtype in COMPLEX_TYPES
 
     def with_shape(self, shape: Iterable[int]) -> TensorSpec:
         return TensorSpec(tuple(shape), self.dtype)
@@ -81,9 +107,8 @@ def element_type_of(dtype: np.dtype | type) -> str:
             return name
     if dt.name == "bfloat16":
         return "bf16"
-    kind = "complex numbers are not supported" if dt.kind == "c" else "it is not a tenzr element type"
-    raise ValueError(f"NumPy dtype {dt}: {kind} (tenzr has float16, bfloat16, float32, float64, bool, int32 and "
-                     "int64)")
+    raise ValueError(f"NumPy dtype {dt} is not a tenzr element type (tenzr has float16, bfloat16, float32, "
+                     "float64, bool, int32, int64, complex64 and complex128)")
 
 
 _ELEMENT_FACTORIES = {
@@ -94,6 +119,8 @@ _ELEMENT_FACTORIES = {
     "i1": lambda: ir.IntegerType.get_signless(1),
     "i32": lambda: ir.IntegerType.get_signless(32),
     "i64": lambda: ir.IntegerType.get_signless(64),
+    "complex<f32>": lambda: ir.ComplexType.get(ir.F32Type.get()),
+    "complex<f64>": lambda: ir.ComplexType.get(ir.F64Type.get()),
 }
 
 # Keyed by (context, spec) and by ir.Type respectively; the bindings hash types by identity

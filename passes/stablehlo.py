@@ -16,7 +16,7 @@ import numpy as np
 from tenzr.dialect.context import on_context_eviction
 from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.opdef import dense_constant, splat_constant
-from tenzr.dialect.types import TensorSpec, ir_type, spec_of
+from tenzr.dialect.types import COMPLEX_TYPES, TensorSpec, complex_dtype, ir_type, numpy_dtype, real_dtype, spec_of
 
 spec = spec_of
 
@@ -135,7 +135,34 @@ tanh = _elementwise("stablehlo.tanh", transcendental=True)
 logistic = _elementwise("stablehlo.logistic", transcendental=True)
 sine = _elementwise("stablehlo.sine", transcendental=True)
 cosine = _elementwise("stablehlo.cosine", transcendental=True)
-abs_ = _elementwise("stablehlo.abs")
+
+
+@builds("stablehlo.abs")
+def abs_(x: Value) -> Value:
+    """|x|; the modulus, a real tensor, for complex x."""
+    s = spec(x)
+    return _one("stablehlo.abs", s.with_dtype(real_dtype(s.dtype)), [x])
+
+
+@builds("stablehlo.real")
+def real(x: Value) -> Value:
+    s = spec(x)
+    return _one("stablehlo.real", s.with_dtype(real_dtype(s.dtype)), [x])
+
+
+@builds("stablehlo.imag")
+def imag(x: Value) -> Value:
+    s = spec(x)
+    return _one("stablehlo.imag", s.with_dtype(real_dtype(s.dtype)), [x])
+
+
+@builds("stablehlo.complex")
+def complex_(x: Value, y: Value) -> Value:
+    """x + i·y from real parts of one shape."""
+    s = spec(x)
+    return _one("stablehlo.complex", s.with_dtype(complex_dtype(s.dtype)), [x, y])
+
+
 log_plus_one = _elementwise("stablehlo.log_plus_one", transcendental=True)
 exponential_minus_one = _elementwise("stablehlo.exponential_minus_one", transcendental=True)
 sign = _elementwise("stablehlo.sign")
@@ -168,7 +195,7 @@ def clamp(low: Value, x: Value, high: Value) -> Value:
 
 
 def _compare_type(dtype: str) -> str:
-    if dtype.startswith(("f", "bf")):
+    if dtype.startswith(("f", "bf", "complex")):
         return "FLOAT"
     return "UNSIGNED" if dtype == "i1" else "SIGNED"
 
@@ -190,8 +217,16 @@ def select(cond: Value, a: Value, b: Value) -> Value:
 
 @builds("stablehlo.convert")
 def convert(x: Value, dtype: str) -> Value:
+    """x as `dtype`; complex to real keeps the real part (NumPy's and JAX's rule), real to
+    complex goes through the part type."""
     s = spec(x)
-    return x if s.dtype == dtype else _one("stablehlo.convert", s.with_dtype(dtype), [x])
+    if s.dtype == dtype:
+        return x
+    if s.is_complex and dtype not in COMPLEX_TYPES:
+        return convert(real(x), dtype)
+    if dtype in COMPLEX_TYPES and not s.is_complex and s.dtype != real_dtype(dtype):
+        x = convert(x, real_dtype(dtype))
+    return _one("stablehlo.convert", s.with_dtype(dtype), [x])
 
 
 @builds("stablehlo.bitcast_convert")
@@ -201,15 +236,23 @@ def bitcast_convert(x: Value, dtype: str) -> Value:
     return x if s.dtype == dtype else _one("stablehlo.bitcast_convert", s.with_dtype(dtype), [x])
 
 
-ELEMENTWISE.update(f"stablehlo.{name}" for name in ("clamp", "compare", "select", "convert", "bitcast_convert"))
+ELEMENTWISE.update(f"stablehlo.{name}" for name in ("abs", "real", "imag", "complex", "clamp", "compare", "select",
+                                                    "convert", "bitcast_convert"))
 
 
 # --------------------------------------------------------------------------- constants
 
 
 @builds("stablehlo.constant")
-def constant(value: np.ndarray | float | int | bool, like: TensorSpec) -> Value:
-    """A constant of type `like` holding `value` (a scalar is splat)."""
+def constant(value: np.ndarray | complex | float | int | bool, like: TensorSpec) -> Value:
+    """A constant of type `like` holding `value` (a scalar is splat). A complex one is
+    `complex` of two real constants: the bindings cannot read complex attributes back."""
+    if like.is_complex:
+        parts = np.asarray(value, numpy_dtype(like.dtype))
+        part = like.with_dtype(real_dtype(like.dtype))
+        if parts.ndim == 0:
+            return complex_(constant(float(parts.real), part), constant(float(parts.imag), part))
+        return complex_(constant(parts.real, part), constant(parts.imag, part))
     if isinstance(value, (bool, int, float)):
         attr = splat_constant(value, like)
     else:

@@ -13,6 +13,13 @@ handles well (the lowering pipeline runs it after `convert-tenzr-to-stablehlo`).
   and a Newton step. Other element types keep
   the StableHLO op. (CHLO's ops, once legalized, reach these too: atan, asin and acos are
   atan2s, lgamma and digamma use sin and cos.)
+- Complex `exponential`, `log`, `sqrt`, `rsqrt`, `sine`, `cosine`, `tan`, `tanh`,
+  `log_plus_one`, `exponential_minus_one` and `power`: IREE expands them into calls of
+  libm functions its CPU backend lacks for float64 ("undefined symbol: cos/sin/atan2").
+  They are written here on the real and imaginary parts (the textbook identities, with
+  sqrt in Kahan's stable form), for every complex type, before the float64 expansions
+  above reach the real ops they make. A complex `pad` pads the parts apart (IREE fills it
+  with an i128 splat it cannot lower).
 """
 
 from __future__ import annotations
@@ -162,6 +169,121 @@ def power(x: Value, y: Value) -> Value:
     return sh.select(sh.compare(x, zero, "LT"), negative_base, raised)
 
 
+def _parts(z: Value) -> tuple[Value, Value]:
+    return sh.real(z), sh.imag(z)
+
+
+def _sinh_cosh(b: Value) -> tuple[Value, Value]:
+    """sinh b through expm1 (accurate near 0) and cosh b."""
+    up, down = sh.exponential_minus_one(b), sh.exponential_minus_one(sh.negate(b))
+    half = _c(0.5, b)
+    return sh.multiply(half, sh.subtract(up, down)), sh.add(_c(1, b), sh.multiply(half, sh.add(up, down)))
+
+
+def complex_exponential(z: Value) -> Value:
+    a, b = _parts(z)
+    m = sh.exponential(a)
+    return sh.complex_(sh.multiply(m, sh.cosine(b)), sh.multiply(m, sh.sine(b)))
+
+
+def complex_log(z: Value) -> Value:
+    a, b = _parts(z)
+    return sh.complex_(sh.log(sh.abs_(z)), sh.atan2(b, a))
+
+
+def complex_log_plus_one(z: Value) -> Value:
+    """log|1 + z| = log1p(2a + a² + b²)/2, accurate near 0."""
+    a, b = _parts(z)
+    r = sh.add(sh.multiply(_c(2, a), a), sh.add(sh.multiply(a, a), sh.multiply(b, b)))
+    return sh.complex_(sh.multiply(_c(0.5, a), sh.log_plus_one(r)), sh.atan2(b, sh.add(_c(1, a), a)))
+
+
+def complex_exponential_minus_one(z: Value) -> Value:
+    """Re = expm1(a)·cos b - 2 sin²(b/2), accurate near 0."""
+    a, b = _parts(z)
+    half_sine = sh.sine(sh.multiply(_c(0.5, b), b))
+    real = sh.subtract(sh.multiply(sh.exponential_minus_one(a), sh.cosine(b)),
+                       sh.multiply(_c(2, b), sh.multiply(half_sine, half_sine)))
+    return sh.complex_(real, sh.multiply(sh.exponential(a), sh.sine(b)))
+
+
+def complex_sqrt(z: Value) -> Value:
+    """The principal root: t = sqrt((|z| + |a|)/2), then (t, b/2t) for a >= 0 and
+    (|b|/2t, ±t) for a < 0; 0 at 0."""
+    a, b = _parts(z)
+    zero = sh.zeros(sh.spec(a))
+    t = sh.sqrt(sh.multiply(_c(0.5, a), sh.add(sh.abs_(z), sh.abs_(a))))
+    other = sh.divide(sh.abs_(b), sh.multiply(_c(2, a), t))
+    negative_a = sh.compare(a, zero, "LT")
+    real = sh.select(negative_a, other, t)
+    imag = sh.select(negative_a, sh.select(sh.compare(b, zero, "LT"), sh.negate(t), t),
+                     sh.divide(b, sh.multiply(_c(2, a), t)))
+    at_zero = sh.compare(t, zero, "EQ")
+    return sh.complex_(sh.select(at_zero, zero, real), sh.select(at_zero, b, imag))
+
+
+def complex_rsqrt(z: Value) -> Value:
+    return sh.divide(_c(1, z), complex_sqrt(z))
+
+
+def complex_sine(z: Value) -> Value:
+    a, b = _parts(z)
+    sinh_b, cosh_b = _sinh_cosh(b)
+    return sh.complex_(sh.multiply(sh.sine(a), cosh_b), sh.multiply(sh.cosine(a), sinh_b))
+
+
+def complex_cosine(z: Value) -> Value:
+    a, b = _parts(z)
+    sinh_b, cosh_b = _sinh_cosh(b)
+    return sh.complex_(sh.multiply(sh.cosine(a), cosh_b), sh.negate(sh.multiply(sh.sine(a), sinh_b)))
+
+
+def complex_tan(z: Value) -> Value:
+    """(sin 2a + i sinh 2b) / (cos 2a + cosh 2b)."""
+    a, b = _parts(z)
+    sinh_2b, cosh_2b = _sinh_cosh(sh.multiply(_c(2, b), b))
+    a2 = sh.multiply(_c(2, a), a)
+    d = sh.add(sh.cosine(a2), cosh_2b)
+    return sh.complex_(sh.divide(sh.sine(a2), d), sh.divide(sinh_2b, d))
+
+
+def complex_tanh(z: Value) -> Value:
+    """(sinh 2a + i sin 2b) / (cosh 2a + cos 2b)."""
+    a, b = _parts(z)
+    sinh_2a, cosh_2a = _sinh_cosh(sh.multiply(_c(2, a), a))
+    b2 = sh.multiply(_c(2, b), b)
+    d = sh.add(cosh_2a, sh.cosine(b2))
+    return sh.complex_(sh.divide(sinh_2a, d), sh.divide(sh.sine(b2), d))
+
+
+def complex_power(x: Value, y: Value) -> Value:
+    """exp(y·log x); 0^0 = 1 and 0^y = 0 otherwise."""
+    zero = sh.zeros(sh.spec(x))
+    raised = complex_exponential(sh.multiply(y, complex_log(x)))
+    at_zero = sh.select(sh.compare(y, zero, "EQ"), _c(1, x), zero)
+    return sh.select(sh.compare(x, zero, "EQ"), at_zero, raised)
+
+
+def complex_pad(op: ir.Operation) -> Callable[..., Value]:
+    """The parts padded apart: IREE 3.13 fills a complex pad with an i128 splat it cannot
+    lower ("'stream.async.splat' op operand #0 must be ... signless integer")."""
+    widths = [list(ir.DenseI64ArrayAttr(op.attributes[name])) for name in
+              ("edge_padding_low", "edge_padding_high", "interior_padding")]
+
+    def expand(x: Value, value: Value) -> Value:
+        return sh.complex_(sh.pad(sh.real(x), sh.real(value), *widths), sh.pad(sh.imag(x), sh.imag(value), *widths))
+
+    return expand
+
+
+_COMPLEX_EXPANSIONS: dict[str, Callable[..., Value]] = {
+    sh.exponential.op_name: complex_exponential, sh.log.op_name: complex_log, sh.sqrt.op_name: complex_sqrt,
+    sh.rsqrt.op_name: complex_rsqrt, sh.sine.op_name: complex_sine, sh.cosine.op_name: complex_cosine,
+    sh.tan.op_name: complex_tan, sh.tanh.op_name: complex_tanh, sh.log_plus_one.op_name: complex_log_plus_one,
+    sh.exponential_minus_one.op_name: complex_exponential_minus_one, sh.power.op_name: complex_power,
+}
+"""Complex ops, rewritten on their parts for every complex type."""
+
 _EXPANSIONS: dict[str, tuple[Callable[..., Value], Callable[[str], bool]]] = {
     sh.power.op_name: (power, lambda dtype: dtype.startswith(("f", "bf"))),
     sh.sine.op_name: (sine, lambda dtype: dtype == "f64"),
@@ -174,30 +296,49 @@ _EXPANSIONS: dict[str, tuple[Callable[..., Value], Callable[[str], bool]]] = {
 """The op each expansion replaces, and the element types it replaces it for."""
 
 
-def expand_math(module: ir.Operation) -> None:
-    found: list[ir.Operation] = []
+def _expand(module: ir.Operation, expansion: Callable[[ir.Operation], Callable[..., Value] | None]) -> None:
+    found: list[tuple[ir.Operation, Callable[..., Value]]] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        rule = _EXPANSIONS.get(op.name)
-        if rule is not None and rule[1](sh.spec(op.results[0]).dtype):
-            found.append(op)
+        rule = expansion(op)
+        if rule is not None:
+            found.append((op, rule))
         return ir.WalkResult.ADVANCE
 
     module.walk(visit)
-    for op in found:
+    for op, rule in found:
         with op.location, ir.InsertionPoint(op):
-            expanded = _EXPANSIONS[op.name][0](*op.operands)
+            expanded = rule(*op.operands)
         op.results[0].replace_all_uses_with(expanded)
         op.erase()
+
+
+def _complex_rule(op: ir.Operation) -> Callable[..., Value] | None:
+    if op.name == sh.pad.op_name:
+        return complex_pad(op) if sh.spec(op.results[0]).is_complex else None
+    rule = _COMPLEX_EXPANSIONS.get(op.name)
+    return rule if rule is not None and sh.spec(op.results[0]).is_complex else None
+
+
+def _real_rule(op: ir.Operation) -> Callable[..., Value] | None:
+    rule = _EXPANSIONS.get(op.name)
+    return rule[0] if rule is not None and rule[1](sh.spec(op.results[0]).dtype) else None
+
+
+def expand_math(module: ir.Operation) -> None:
+    _expand(module, _complex_rule)  # first: it makes real sines, cosines and atan2s the second expands
+    _expand(module, _real_rule)
 
 
 @register
 @dataclass
 class TenzrExpandMath(Pass):
     flag: ClassVar[str] = "tenzr-expand-math"
-    summary: ClassVar[str] = ("Rewrite float stablehlo.power, and float64 sine, cosine, tan, tanh, atan2 and cbrt, "
-                              "into StableHLO that IREE compiles correctly (NumPy's results for negative and zero "
-                              "bases; IREE's CPU backend has none of these in float64).")
+    summary: ClassVar[str] = ("Rewrite float stablehlo.power, float64 sine, cosine, tan, tanh, atan2 and cbrt, and "
+                              "complex exponential, log, sqrt, rsqrt, sine, cosine, tan, tanh, log_plus_one, "
+                              "exponential_minus_one and power into StableHLO that IREE compiles correctly (NumPy's "
+                              "results for negative and zero bases; IREE's CPU backend has none of these in "
+                              "float64).")
     example_input: ClassVar[str] = """\
 func.func @f(%x: tensor<3xf64>) -> tensor<3xf64> {
   %0 = stablehlo.sine %x : tensor<3xf64>

@@ -322,7 +322,7 @@ def activity(forward: list[ir.Operation], wrt: Sequence[Value], outputs: Sequenc
     varied = set(wrt)
     for op in forward:
         if _differentiable(op) and any(v in varied for v in inputs[op]):
-            varied.update(r for r in op.results if (s := spec_of_type(r.type)) is not None and s.is_float)
+            varied.update(r for r in op.results if (s := spec_of_type(r.type)) is not None and s.is_inexact)
     useful = {v for v in outputs if v in varied}
     for op in reversed(forward):
         if any(r in useful for r in op.results):
@@ -404,7 +404,7 @@ def check_wrt(f: ir.Operation, name: str, wrt: Sequence[int], specs: list[Tensor
               pass_name: str = "tenzr-grad") -> list[int]:
     """`wrt` checked against `@name`'s arguments (by default, every floating-point one)."""
     if not wrt:
-        chosen = [i for i, s in enumerate(specs) if s is not None and s.is_float]
+        chosen = [i for i, s in enumerate(specs) if s is not None and s.is_inexact]
         if not chosen:
             raise TenzrError(f"{pass_name}: '@{name}' has no floating-point argument to differentiate", f.location)
         return chosen
@@ -412,7 +412,7 @@ def check_wrt(f: ir.Operation, name: str, wrt: Sequence[int], specs: list[Tensor
         if not 0 <= i < len(specs):
             raise TenzrError(f"{pass_name}: wrt index {i} is out of range: '@{name}' has {len(specs)} arguments",
                              f.location)
-        if specs[i] is None or not specs[i].is_float:  # type: ignore[union-attr]
+        if specs[i] is None or not specs[i].is_inexact:  # type: ignore[union-attr]
             raise TenzrError(f"{pass_name}: argument {i} of '@{name}' has type {specs[i] or 'non-tensor'}; only "
                              "floating-point arguments can be differentiated", f.location)
     return list(dict.fromkeys(wrt))
@@ -429,9 +429,9 @@ def _check_seeded(f: ir.Operation, name: str, mode: str, seeded: Sequence[int] |
         seeded = [0]
     for i in seeded:
         s = specs[i]
-        if s is None or not s.is_float or s.rank != 0:
-            raise TenzrError(f"tenzr-grad: mode={mode} needs a floating-point scalar result, but result {i} of "
-                             f"'@{name}' has type {s or 'non-tensor'} (use mode=vjp for non-scalar outputs)",
+        if s is None or not s.is_inexact or s.rank != 0:
+            raise TenzrError(f"tenzr-grad: mode={mode} needs a floating-point (or complex) scalar result, but "
+                             f"result {i} of '@{name}' has type {s or 'non-tensor'} (use mode=vjp for non-scalar outputs)",
                              f.location)
     return list(seeded)
 

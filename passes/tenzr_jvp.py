@@ -96,7 +96,7 @@ class Push(RegionDriver):
         captured = captured_values(op) if len(op.regions) else []
         if all(t is None for t in inputs) and all(self.tangents.get(v) is None for v in captured):
             return
-        if not any((s := spec_of_type(r.type)) is not None and s.is_float for r in op.results):
+        if not any((s := spec_of_type(r.type)) is not None and s.is_inexact for r in op.results):
             return  # (no result can have a tangent: a comparison, is_finite, an argmax)
         rule = JVP_RULES.get(op.name)
         with ir.InsertionPoint(anchor), op.location:
@@ -136,7 +136,7 @@ class Push(RegionDriver):
         the operands' tangents, gives the results' tangents."""
         decoded = view(op)
         decoded.wanted = tuple(t is not None for t in inputs)
-        placeholders = {i: sh.zeros(s) for i, s in enumerate(decoded.results) if s.is_float}
+        placeholders = {i: sh.zeros(s) for i, s in enumerate(decoded.results) if s.is_inexact}
         cts = [placeholders.get(i) or sh.zeros(s) for i, s in enumerate(decoded.results)]
         if self.scratch is None:
             self.scratch = ir.Operation.create("func.func", attributes={
@@ -183,7 +183,7 @@ class Push(RegionDriver):
                                   attributes={"callee": ir.FlatSymbolRefAttr.get(rule_name)})
         n = len(ftype.results)
         self.replace(list(call.results), list(out.results)[:n])
-        tangents = [t if _spec(t.type).is_float else None for t in list(out.results)[n:]]
+        tangents = [t if _spec(t.type).is_inexact else None for t in list(out.results)[n:]]
         return tangents
 
     # --- the region API (with RegionDriver's)

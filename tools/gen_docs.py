@@ -47,6 +47,8 @@ EXAMPLES: dict[str, tuple] = {
     **{name: ([TensorSpec((2, 3), "i32"), TensorSpec((3,), "i32")], {}, {}) for name in (
         "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right_logical", "shift_right_arithmetic")},
     "bitwise_not": ([TensorSpec((3,), "i32")], {}, {}),
+    "real": ([TensorSpec((3,), "complex<f32>")], {}, {}),
+    "imag": ([TensorSpec((3,), "complex<f32>")], {}, {}),
     "matmul": ([f32(2, 3, 4), f32(4, 5)], {}, {}),
     "convolution": ([f32(1, 2, 5, 5), f32(4, 2, 3, 3)], {"window_strides": [2, 2], "padding_low": [1, 1],
                                                         "padding_high": [1, 1]}, {}),
@@ -152,7 +154,8 @@ def _attr_row(attr) -> str:
 def dialect_md() -> str:
     out = ["# The `tenzr` dialect", "",
            "Generated from `dialect/ops.py` by `python -m tenzr.tools.gen_docs`; do not edit.", "",
-           "Types are ranked, statically shaped builtin tensors of f16, bf16, f32, f64, i1, i32 or i64. "
+           "Types are ranked, statically shaped builtin tensors of f16, bf16, f32, f64, i1, i32, i64, "
+           "complex<f32> or complex<f64>. "
            "Elementwise n-ary ops broadcast like NumPy; operand element types must match. Ops are written in "
            "MLIR's generic form. Every op below is verified by `tenzr-verify`, lowered by "
            "`convert-tenzr-to-stablehlo` and differentiated by `tenzr-grad` (reverse) and `tenzr-jvp` (forward). "

@@ -166,9 +166,9 @@ def linear_jvp(op: Op, tangents: Tangents) -> Tangents:
 
     Its floating-point operands without a tangent get zeros; the others (indices,
     predicates) stay."""
-    operands = [t if t is not None else sh.zeros(s) if s.is_float else v
+    operands = [t if t is not None else sh.zeros(s) if s.is_inexact else v
                 for t, s, v in zip(tangents, op.specs, op.operands, strict=True)]
-    return [r if s.is_float else None for r, s in zip(_again(op, operands), op.results, strict=True)]
+    return [r if s.is_inexact else None for r, s in zip(_again(op, operands), op.results, strict=True)]
 
 
 def bilinear_jvp(op: Op, tangents: Tangents) -> Tangents:

@@ -424,8 +424,8 @@ def _while(op: Op, ct: Value | tuple[Value, ...]) -> Cotangents:
     steps = {j: step for j in range(n) if (step := _induction_step(body_block, j)) is not None}
     # (A counter's value at iteration k is init + k·step: it needs no tape, and reading it
     # back from one would cost IREE a device-to-host copy per iteration where it indexes.)
-    floats = [j for j in range(n) if specs[j].is_float]
-    float_captured = [k for k in range(len(captured)) if spec_of(captured[k]).is_float]
+    floats = [j for j in range(n) if specs[j].is_inexact]
+    float_captured = [k for k in range(len(captured)) if spec_of(captured[k]).is_inexact]
     pullback = driver.vjp_of(body_fn, [*floats, *(n + k for k in float_captured)])
     # The carries the adjoint needs: those the pullback reads, and those they are
     # recomputed from (a scan's stacked outputs are neither).
@@ -494,7 +494,7 @@ def _while_jvp(op: Op, tangents: Tangents) -> Tangents:
     moving = {n + k for k, t in enumerate(outer) if t is not None}
     carried = {j for j in range(n) if tangents[j] is not None}
     while True:
-        more = carried | {j for j in range(n) if specs[j].is_float and dependencies[j] & (carried | moving)}
+        more = carried | {j for j in range(n) if specs[j].is_inexact and dependencies[j] & (carried | moving)}
         if more == carried:
             break
         carried = more
@@ -556,7 +556,7 @@ def _case(op: Op, ct: Value | tuple[Value, ...]) -> Cotangents:
     if case.name == sh.if_.op_name:  # (its regions: then, else; a case's index 0 runs the first)
         index = sh.convert(sh.not_(index), "i32")
     values = [*inputs, *captured]
-    wrt = [i for i, v in enumerate(values) if spec_of(v).is_float]
+    wrt = [i for i, v in enumerate(values) if spec_of(v).is_inexact]
     functions = [driver.region_function(region, captured) for region in case.regions]
     vjps = [driver.vjp_of(f, wrt) for f in functions]
 
@@ -587,7 +587,7 @@ def _case_jvp(op: Op, tangents: Tangents) -> Tangents:
     functions = [driver.region_function(region, captured) for region in case.regions]
     pushes = [driver.jvp_of(f, wrt) for f in functions]
     m = len(op.results)
-    floats = [r for r in range(m) if op.results[r].is_float]
+    floats = [r for r in range(m) if op.results[r].is_inexact]
 
     def branch(push: ir.Operation) -> Callable[[], list[Value]]:
         def run() -> list[Value]:

@@ -13,7 +13,7 @@ from tenzr.dialect import ops as T
 from tenzr.dialect.ir_imports import Value
 from tenzr.dialect.opdef import Op, OpDef
 from tenzr.passes import stablehlo as sh
-from tenzr.passes.rules import Cotangents, Lowering, bilinear, linear, lowers, no_derivative, vjp
+from tenzr.passes.rules import Cotangents, Lowering, Tangents, bilinear, jvp, linear, lowers, no_derivative, vjp
 
 
 def broadcast_operands(op: Op) -> list[Value]:
@@ -31,7 +31,8 @@ _ONE_TO_ONE: dict[OpDef, Callable[..., Value]] = {
     T.add: sh.add, T.sub: sh.subtract, T.mul: sh.multiply, T.div: sh.divide, T.pow_: sh.power,
     T.maximum: sh.maximum, T.minimum: sh.minimum, T.select: sh.select, T.neg: sh.negate, T.exp: sh.exponential,
     T.log: sh.log, T.sqrt: sh.sqrt, T.rsqrt: sh.rsqrt, T.tanh: sh.tanh, T.sigmoid: sh.logistic,
-    T.sin: sh.sine, T.cos: sh.cosine, T.abs_: sh.abs_, T.log1p: sh.log_plus_one,
+    T.sin: sh.sine, T.cos: sh.cosine, T.abs_: sh.abs_, T.real: sh.real, T.imag: sh.imag, T.complex_: sh.complex_,
+    T.log1p: sh.log_plus_one,
     T.expm1: sh.exponential_minus_one, T.sign: sh.sign, T.floor: sh.floor, T.round_: sh.round_nearest_even,
     T.ceil: sh.ceil, T.tan: sh.tan, T.atan2: sh.atan2, T.atan: sh.atan, T.asin: sh.asin, T.acos: sh.acos,
     T.sinh: sh.sinh, T.cosh: sh.cosh, T.asinh: sh.asinh, T.acosh: sh.acosh, T.atanh: sh.atanh, T.erf: sh.erf,
@@ -203,10 +204,13 @@ def _rsqrt(op: Op, ct: Value) -> Cotangents:
     return (sh.divide(sh.multiply(ct, sh.multiply(_scalar(-0.5, ct), op.out)), op.operands[0]),)
 
 
-@vjp(T.tanh, sh.tanh, adjoint="x̄ = ȳ·sech²(x), computed as 4e/(1 + e)² with e = exp(-2|x|)")
+@vjp(T.tanh, sh.tanh, adjoint="x̄ = ȳ·sech²(x), computed as 4e/(1 + e)² with e = exp(-2|x|) (1 - out² for "
+     "complex x)")
 def _tanh(op: Op, ct: Value) -> Cotangents:
     """1 - out² would give exactly 0 where tanh rounds to ±1 (|x| > 8 in float32)
     instead of the true small slope."""
+    if op.specs[0].is_complex:
+        return (sh.multiply(ct, sh.subtract(_scalar(1, ct), sh.multiply(op.out, op.out))),)
     e = sh.exponential(sh.multiply(_scalar(-2, ct), sh.abs_(op.operands[0])))
     one_plus = sh.add(_scalar(1, ct), e)
     sech2 = sh.divide(sh.multiply(_scalar(4, ct), e), sh.multiply(one_plus, one_plus))
@@ -235,10 +239,41 @@ def _cos(op: Op, ct: Value) -> Cotangents:
     return (sh.negate(sh.multiply(ct, sh.sine(op.operands[0]))),)
 
 
-@vjp(T.abs_, sh.abs_, adjoint="x̄ = ȳ where x ≥ 0, else -ȳ (as JAX: 1 at 0)")
+@vjp(T.abs_, sh.abs_, adjoint="x̄ = ȳ where x ≥ 0, else -ȳ (as JAX: 1 at 0); for complex x, ȳ·conj(x)/|x|")
 def _abs(op: Op, ct: Value) -> Cotangents:
     (x,) = op.operands
+    if op.specs[0].is_complex:  # JAX's transpose of t ↦ Re(conj(x)·t)/|x|
+        scaled = sh.divide(ct, op.out)
+        return (sh.complex_(sh.multiply(scaled, sh.real(x)), sh.negate(sh.multiply(scaled, sh.imag(x)))),)
     return (sh.select(sh.compare(x, sh.zeros(op.specs[0]), "GE"), ct, sh.negate(ct)),)
+
+
+@jvp(T.abs_, sh.abs_)
+def _abs_jvp(op: Op, tangents: Tangents) -> Tangents:
+    """ẏ = ẋ where x ≥ 0, else -ẋ; for complex x, Re(conj(x)·ẋ)/|x|."""
+    (x,), (t,) = op.operands, tangents
+    if not op.specs[0].is_complex:
+        return [sh.select(sh.compare(x, sh.zeros(op.specs[0]), "GE"), t, sh.negate(t))]
+    dot = sh.add(sh.multiply(sh.real(x), sh.real(t)), sh.multiply(sh.imag(x), sh.imag(t)))
+    return [sh.divide(dot, op.out)]
+
+
+@vjp(T.real, sh.real, adjoint="x̄ = ȳ + 0i")
+def _real(op: Op, ct: Value) -> Cotangents:
+    return (sh.complex_(ct, sh.zeros(sh.spec(ct))),)
+
+
+@vjp(T.imag, sh.imag, adjoint="x̄ = 0 - ȳi (JAX's transpose)")
+def _imag(op: Op, ct: Value) -> Cotangents:
+    return (sh.complex_(sh.zeros(sh.spec(ct)), sh.negate(ct)),)
+
+
+@vjp(T.complex_, sh.complex_, adjoint="x̄ = Re ȳ, ȳ' = -Im ȳ (JAX's transpose)")
+def _complex(op: Op, ct: Value) -> Cotangents:
+    return (sh.real(ct) if op.wants(0) else None, sh.negate(sh.imag(ct)) if op.wants(1) else None)
+
+
+linear(T.real, sh.real, T.imag, sh.imag, T.complex_, sh.complex_)
 
 
 @vjp(T.log1p, sh.log_plus_one, adjoint="x̄ = ȳ/(1 + x)")
@@ -251,10 +286,11 @@ def _expm1(op: Op, ct: Value) -> Cotangents:
     return (sh.multiply(ct, sh.add(op.out, _scalar(1, ct))),)
 
 
-@vjp(T.convert, sh.convert, adjoint="x̄ = convert(ȳ) back to x's type (none for integer x)")
+@vjp(T.convert, sh.convert, adjoint="x̄ = convert(ȳ) back to x's type (its real part for real x; none for "
+     "integer x)")
 def _convert(op: Op, ct: Value) -> Cotangents:
     source = op.specs[0]
-    return (sh.convert(ct, source.dtype) if source.is_float else None,)
+    return (sh.convert(ct, source.dtype) if source.is_inexact else None,)
 
 
 linear(T.convert, sh.convert)

@@ -25,12 +25,15 @@ from tenzr.dialect.diagnostics import TenzrError, is_own_file
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.opdef import OpDef, VerifyError, dense_constant
 from tenzr.dialect.types import (
+    COMPLEX_TYPES,
     ELEMENT_TYPES,
     FLOAT_TYPES,
     ITEM_BYTES,
     TensorSpec,
+    complex_dtype,
     element_type_of,
     numpy_dtype,
+    real_dtype,
     spec_of,
 )
 from tenzr.flags import default_float, default_int
@@ -256,7 +259,7 @@ def dtype_name(dtype: Any) -> str:
         return element_type_of(np.dtype(dtype))
     except (TypeError, ValueError):
         raise TenzrError(f"unsupported dtype {dtype!r}: tenzr arrays are float16, bfloat16, float32, float64, "
-                         "bool, int32 or int64") from None
+                         "bool, int32, int64, complex64 or complex128") from None
 
 
 _ESCAPED = ("a traced array was used outside the function that traced it (it escaped, e.g. through a global or "
@@ -406,8 +409,6 @@ def constant(value: Any, dtype: str | None = None, weak: bool = False) -> Array:
     """A constant array holding `value` (NumPy array or scalar)."""
     _require_trace()
     array = np.asarray(value)
-    if array.dtype.kind == "c":
-        raise TenzrError(f"complex numbers are not supported (got a {array.dtype} constant)", user_location())
     try:
         name = dtype or element_type_of(_default_dtype(array))
     except ValueError as e:
@@ -416,6 +417,10 @@ def constant(value: Any, dtype: str | None = None, weak: bool = False) -> Array:
     check_fits(spec, "a constant")
     array = array.astype(numpy_dtype(name), copy=False)
     with user_location():
+        if spec.is_complex:  # two real constants: the bindings cannot read complex attributes back
+            part = spec.with_dtype(real_dtype(name))
+            return Array(T.complex_(T.constant(value=dense_constant(array.real, part)),
+                                    T.constant(value=dense_constant(array.imag, part))), weak=weak)
         return Array(T.constant(value=dense_constant(array, spec)), weak=weak)
 
 
@@ -425,6 +430,8 @@ def _default_dtype(array: np.ndarray) -> np.dtype:
         return default_float()
     if array.dtype == np.int64 and array.ndim == 0:
         return default_int()
+    if array.dtype == np.complex128 and array.ndim == 0:
+        return np.dtype(np.complex128 if default_float() == np.float64 else np.complex64)
     return array.dtype
 
 
@@ -487,7 +494,7 @@ def _stacked(x: list | tuple) -> Array:
 
 def _is_scalar(x: Any) -> bool:
     """A Python or NumPy scalar: weakly typed once it is an array."""
-    return isinstance(x, (int, float, np.generic)) and np.ndim(x) == 0
+    return isinstance(x, (int, float, complex, np.generic)) and np.ndim(x) == 0
 
 
 def astype(x: Array, dtype: Any) -> Array:
@@ -497,22 +504,31 @@ def astype(x: Array, dtype: Any) -> Array:
     return emit(T.convert, x, result=x.spec.with_dtype(name))
 
 
-_RANK = {"i1": 0, "i32": 1, "i64": 2, "f16": 3, "bf16": 3, "f32": 4, "f64": 5}
+_RANK = {"i1": 0, "i32": 1, "i64": 2, "f16": 3, "bf16": 3, "f32": 4, "f64": 5, "complex<f32>": 6,
+         "complex<f64>": 7}
+
+
+def _widest(dtypes: list[str]) -> str:
+    """The join of `dtypes` (float64 with complex64 gives complex128, as in JAX)."""
+    target = max(dtypes, key=lambda d: _RANK[d])
+    return "complex<f64>" if target == "complex<f32>" and "f64" in dtypes else target
 
 
 def promote(*xs: Any) -> list[Array]:
     """Operands as Arrays of one element type: JAX's rule. Strongly typed arrays promote to
-    the widest of them (bool < ints < floats, narrower < wider); Python and NumPy scalars,
-    weakly typed arrays and NumPy arrays take that type (a float among them makes an
-    integer result float32). Without strongly typed arrays, the widest of the others wins."""
+    the widest of them (bool < ints < floats < complex, narrower < wider); Python and NumPy
+    scalars, weakly typed arrays and NumPy arrays take that type (a float among them makes
+    an integer result float32, a complex one makes a real result complex of its width).
+    Without strongly typed arrays, the widest of the others wins."""
     strong = [x for x in xs if isinstance(x, Array) and not x.weak]
     if strong:
-        target = max((t.spec.dtype for t in strong), key=lambda d: _RANK[d])
-        if target not in FLOAT_TYPES and any(_is_float(x) for x in xs):
+        target = _widest([t.spec.dtype for t in strong])
+        if target not in FLOAT_TYPES and target not in COMPLEX_TYPES and any(_is_float(x) for x in xs):
             target = "f32"
+        if target not in COMPLEX_TYPES and any(_is_complex(x) for x in xs):
+            target = complex_dtype(target)
     else:
-        target = max((x.spec.dtype if isinstance(x, Array) else _dtype_alone(x) for x in xs),
-                     key=lambda d: _RANK[d])
+        target = _widest([x.spec.dtype if isinstance(x, Array) else _dtype_alone(x) for x in xs])
     out = []
     for x in xs:
         if isinstance(x, Array):
@@ -528,14 +544,18 @@ def _is_float(x: Any) -> bool:
     return isinstance(x, float) or (isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "f")
 
 
+def _is_complex(x: Any) -> bool:
+    if isinstance(x, Array):
+        return x.spec.is_complex
+    return isinstance(x, complex) or (isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "c")
+
+
 def _dtype_alone(x: Any) -> str:
     """The element type of a non-traced operand on its own: NumPy's, except that Python
     scalars are float32 and int32 (as JAX's)."""
     values = np.asarray(x)
     if values.dtype == object:
         raise TenzrError(f"cannot convert {type(x).__name__} to an array", user_location())
-    if values.dtype.kind == "c":
-        raise TenzrError(f"complex numbers are not supported (got {x!r})", user_location())
     try:
         return element_type_of(values.dtype if isinstance(x, (np.ndarray, np.generic, list, tuple))
                                else _default_dtype(values))

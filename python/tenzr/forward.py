@@ -86,9 +86,9 @@ class _Pushforward(Traceable):
             t = asarray(t)
             if t.shape != leaf.shape:
                 raise TenzrError(f"jvp: a tangent has shape {t.shape}, its primal has shape {leaf.shape}")
-            if leaf.weak and t.is_float and t.dtype != leaf.dtype:
+            if leaf.weak and t.spec.is_inexact and t.dtype != leaf.dtype:
                 leaves[i] = leaf = leaf.astype(t.dtype)  # a weak primal takes its tangent's type
-            if leaf.is_float:
+            if leaf.spec.is_inexact:
                 if t.dtype != leaf.dtype:
                     raise TenzrError(f"jvp: a tangent has dtype {t.dtype}, its primal has dtype {leaf.dtype} "
                                      "(they must match, as in JAX)")
@@ -278,7 +278,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
            [0., 4.]], dtype=float32)
     """
     if holomorphic:
-        raise TenzrError("jacfwd: holomorphic=True is not supported (Tenzr has no complex types)")
+        raise TenzrError("jacfwd: holomorphic=True is not supported yet (Jacobians are of real functions)")
     return _Jacobian(fun, argnums, has_aux, target, forward=True)
 
 
@@ -288,7 +288,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     """The Jacobian of `fun` with respect to argument(s) `argnums`, by reverse mode (as
     jacfwd, one row per output element)."""
     if holomorphic:
-        raise TenzrError("jacrev: holomorphic=True is not supported (Tenzr has no complex types)")
+        raise TenzrError("jacrev: holomorphic=True is not supported yet (Jacobians are of real functions)")
     return _Jacobian(fun, argnums, has_aux, target, forward=False)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import builtins
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -41,7 +41,7 @@ def _float(x: ArrayLike) -> Array:
     """x as a floating-point array: as in JAX, int32 and bools become float32, int64 the
     default float (float64 with jax_enable_x64, where JAX has int64 at all)."""
     x = asarray(x)
-    if x.is_float:
+    if x.spec.is_inexact:
         return x
     out = astype(x, default_float() if x.spec.dtype == "i64" else np.float32)
     out.weak = x.weak
@@ -78,18 +78,41 @@ expm1 = _unary(T.expm1)
 floor = _unary(T.floor)
 ceil = _unary(T.ceil)
 tan = _unary(T.tan)
-arctan = _unary(T.atan)
-arcsin = _unary(T.asin)
-arccos = _unary(T.acos)
-sinh = _unary(T.sinh)
-cosh = _unary(T.cosh)
-arcsinh = _unary(T.asinh)
-arccosh = _unary(T.acosh)
-arctanh = _unary(T.atanh)
 negative = _unary(T.neg, to_float=False)
 abs = _unary(T.abs_, to_float=False)
 absolute = abs
-sign = _unary(T.sign, to_float=False)
+
+
+def _real_op_or(opdef: Any, complex_formula: Callable[[Array], Array]) -> Callable[[ArrayLike], Array]:
+    """An elementwise function that is `opdef` on real input and `complex_formula` (its
+    principal branch, in terms of exp, log and sqrt) on complex input."""
+    def fn(x: ArrayLike) -> Array:
+        x = _float(x)
+        return complex_formula(x) if x.spec.is_complex else emit(opdef, x)
+
+    fn.__name__ = opdef.mnemonic
+    fn.__doc__ = f"Elementwise {opdef.summary}"
+    return fn
+
+
+arcsin = _real_op_or(T.asin, lambda z: -1j * log(1j * z + sqrt(1 - z * z)))
+arccos = _real_op_or(T.acos, lambda z: math.pi / 2 - arcsin(z))
+arctan = _real_op_or(T.atan, lambda z: 0.5j * (log(1 - 1j * z) - log(1 + 1j * z)))
+sinh = _real_op_or(T.sinh, lambda z: 0.5 * (exp(z) - exp(-z)))
+cosh = _real_op_or(T.cosh, lambda z: 0.5 * (exp(z) + exp(-z)))
+arcsinh = _real_op_or(T.asinh, lambda z: log(z + sqrt(z * z + 1)))
+arccosh = _real_op_or(T.acosh, lambda z: log(z + sqrt(z + 1) * sqrt(z - 1)))
+arctanh = _real_op_or(T.atanh, lambda z: 0.5 * (log1p(z) - log1p(-z)))
+
+
+def sign(x: ArrayLike) -> Array:
+    """-1, 0 or 1 (NaN stays NaN); for complex x, x/|x| (0 at 0). As in JAX, its derivative
+    is 0 for complex x too."""
+    x = asarray(x)
+    if x.spec.is_complex:
+        magnitude = abs(x)
+        return emit(T.stop_gradient, where(magnitude == 0, 0, x / where(magnitude == 0, 1, magnitude)))
+    return emit(T.sign, x)
 add = _binary(T.add)
 subtract = _binary(T.sub)
 multiply = _binary(T.mul)
@@ -116,7 +139,7 @@ around = round
 def divide(x: ArrayLike, y: ArrayLike) -> Array:
     """True division: integer operands give floats (`_float`'s type)."""
     x, y = promote(x, y)
-    if not x.is_float:
+    if not x.spec.is_inexact:
         x, y = _float(x), _float(y)
     return emit(T.div, x, y)
 
@@ -131,9 +154,9 @@ def power(x: ArrayLike, y: ArrayLike) -> Array:
             return x
         if y == 2:
             return x * x
-        if y == 0.5 and x.is_float:
+        if y == 0.5 and x.spec.is_inexact:
             return sqrt(x)
-        if y == -1 and x.is_float:
+        if y == -1 and x.spec.is_inexact:
             return 1.0 / x
     return emit(T.pow_, *promote(x, y))
 
@@ -234,20 +257,24 @@ def logaddexp2(x: ArrayLike, y: ArrayLike) -> Array:
 
 
 def isnan(x: ArrayLike) -> Array:
-    """Whether each element is NaN (never, for integers)."""
+    """Whether each element is NaN (never, for integers; either part, for complex)."""
     x = asarray(x)
-    return not_equal(x, x) if x.is_float else full_like(x, False, dtype=bool)
+    return not_equal(x, x) if x.spec.is_inexact else full_like(x, False, dtype=bool)
 
 
 def isinf(x: ArrayLike) -> Array:
-    """Whether each element is +inf or -inf."""
+    """Whether each element is +inf or -inf (either part, for complex)."""
     x = asarray(x)
+    if x.spec.is_complex:
+        return logical_or(isinf(emit(T.real, x)), isinf(emit(T.imag, x)))
     return equal(abs(x), math.inf) if x.is_float else full_like(x, False, dtype=bool)
 
 
 def isfinite(x: ArrayLike) -> Array:
-    """Whether each element is neither infinite nor NaN."""
+    """Whether each element is neither infinite nor NaN (both parts, for complex)."""
     x = asarray(x)
+    if x.spec.is_complex:
+        return logical_and(isfinite(emit(T.real, x)), isfinite(emit(T.imag, x)))
     return less(abs(x), math.inf) if x.is_float else full_like(x, True, dtype=bool)
 
 
@@ -1191,7 +1218,7 @@ _ARRAY_METHODS = {
     "squeeze": lambda self, axis=None: squeeze(self, axis),
     "clip": lambda self, a_min=None, a_max=None: clip(self, a_min, a_max),
     "swapaxes": swapaxes, "dot": dot, "round": round, "take": take, "sort": sort, "argsort": argsort,
-    "copy": lambda self: self, "conj": lambda self: self, "conjugate": lambda self: self,
+    "copy": lambda self: self,
 }
 """What `Array`'s operators and methods call (api_boundary: an array used after it escaped
 its trace fails at the user's line)."""
@@ -1200,4 +1227,3 @@ for _name, _method in _ARRAY_METHODS.items():
 Array.T = property(api_boundary(lambda self: transpose(self)))  # type: ignore[assignment]
 Array.at = property(lambda self: IndexUpdates(self))
 Array.mT = property(api_boundary(lambda self: swapaxes(self, -1, -2)))  # type: ignore[attr-defined]
-Array.real = property(lambda self: self)  # type: ignore[attr-defined]

@@ -24,9 +24,11 @@ from tenzr.core import (
     constant,
     current_trace,
     dtype_name,
+    emit,
     promote,
     user_location,
 )
+from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.types import numpy_dtype
 from tenzr.flags import default_float, default_int
@@ -34,6 +36,7 @@ from tenzr.numpy_api import (
     _axes,
     _float,
     abs,  # noqa: A004 (NumPy's names, as in numpy_api)
+    arctan2,
     broadcast_to,
     concatenate,
     einsum,
@@ -424,38 +427,47 @@ def sinc(x: ArrayLike) -> Array:
 
 
 def real(x: ArrayLike) -> Array:
-    """The real part: x itself (Tenzr's arrays are real)."""
-    return asarray(x)
+    """The real part (x itself for real x)."""
+    x = asarray(x)
+    return emit(T.real, x) if x.spec.is_complex else x
 
 
 def imag(x: ArrayLike) -> Array:
-    """The imaginary part: zeros (Tenzr's arrays are real)."""
+    """The imaginary part (zeros for real x)."""
     x = asarray(x)
-    return x * 0
+    return emit(T.imag, x) if x.spec.is_complex else x * 0
 
 
 def conj(x: ArrayLike) -> Array:
-    """The complex conjugate: x itself (Tenzr's arrays are real)."""
-    return asarray(x)
+    """The complex conjugate (x itself for real x)."""
+    x = asarray(x)
+    return emit(T.complex_, emit(T.real, x), -emit(T.imag, x)) if x.spec.is_complex else x
 
 
 conjugate = conj
 
 
 def angle(z: ArrayLike, deg: bool = False) -> Array:
-    """The complex argument of real numbers: 0 for x >= 0, pi below (180 with deg)."""
-    x = _float(z)
-    return where(x < 0, np.asarray(180.0 if deg else np.pi, x.dtype), np.asarray(0.0, x.dtype))
+    """The complex argument in (-pi, pi] (degrees with deg): 0 or pi for real numbers."""
+    z = asarray(z)
+    if z.spec.is_complex:
+        out = arctan2(imag(z), real(z))
+    else:
+        x = _float(z)
+        out = where(x < 0, np.asarray(np.pi, x.dtype), np.asarray(0.0, x.dtype))
+    return out * (180 / np.pi) if deg else out
 
 
 def iscomplex(x: ArrayLike) -> Array:
-    """Elementwise: has a nonzero imaginary part (False for Tenzr's real arrays)."""
-    return broadcast_to(asarray(False), asarray(x).shape)
+    """Elementwise: has a nonzero imaginary part."""
+    x = asarray(x)
+    return imag(x) != 0 if x.spec.is_complex else broadcast_to(asarray(False), x.shape)
 
 
 def isreal(x: ArrayLike) -> Array:
-    """Elementwise: has a zero imaginary part (True for Tenzr's real arrays)."""
-    return broadcast_to(asarray(True), asarray(x).shape)
+    """Elementwise: has a zero imaginary part."""
+    x = asarray(x)
+    return imag(x) == 0 if x.spec.is_complex else broadcast_to(asarray(True), x.shape)
 
 
 def _join_items(*items: ArrayLike, axis: int, ndmin: int, trans1d: int) -> Array:
@@ -647,11 +659,16 @@ def nan_to_num(x: ArrayLike, copy: bool = True, nan: float = 0.0, posinf: float 
 
 
 def var(x: ArrayLike, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Array:
-    """Variance over `axis` (None: all), dividing by N - ddof."""
+    """Variance over `axis` (None: all), dividing by N - ddof (of |x - mean|², real, for
+    complex x)."""
     x = _float(x)
     count = math.prod(x.shape[a] for a in _axes(axis, x.ndim))
     centered = x - mean(x, axis, keepdims=True)
-    return sum(centered * centered, axis, keepdims=keepdims) / float(builtins.max(count - ddof, 0))
+    if x.spec.is_complex:
+        squares = real(centered) * real(centered) + imag(centered) * imag(centered)
+    else:
+        squares = centered * centered
+    return sum(squares, axis, keepdims=keepdims) / float(builtins.max(count - ddof, 0))
 
 
 def std(x: ArrayLike, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Array:
@@ -705,7 +722,9 @@ check_arguments(globals(), "tz.")
 
 # Type predicates, left unwrapped: they read Python types and never trace (or run eagerly).
 def iscomplexobj(x: Any) -> bool:
-    """Whether x has a complex type: never for Tenzr's arrays."""
+    """Whether x has a complex type."""
+    if isinstance(x, Array):
+        return x.spec.is_complex
     return isinstance(x, (complex, np.complexfloating)) or (isinstance(x, np.ndarray) and x.dtype.kind == "c")
 
 
@@ -716,6 +735,9 @@ def isrealobj(x: Any) -> bool:
 
 # The methods of Array that are NumPy routines of this module (the rest: numpy_api)
 _METHODS: dict[str, Callable[..., Any]] = {"cumsum": cumsum, "cumprod": cumprod, "diagonal": diagonal, "trace": trace,
-                                           "repeat": repeat, "var": var, "std": std, "all": all, "any": any}
+                                           "repeat": repeat, "var": var, "std": std, "all": all, "any": any,
+                                           "conj": conj, "conjugate": conj}
 for _name, _method in _METHODS.items():
     setattr(Array, _name, api_boundary(checked(_method, f"Array.{_name}")))
+Array.real = property(api_boundary(checked(real, "Array.real")))  # type: ignore[attr-defined]
+Array.imag = property(api_boundary(checked(imag, "Array.imag")))  # type: ignore[attr-defined]

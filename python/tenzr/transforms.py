@@ -405,7 +405,7 @@ def wrt_leaves(args: tuple, argnums: int | tuple[int, ...]) -> tuple[list[list[i
     return offsets, trees
 
 
-def _scalar_loss(kind: str, out: Any, has_aux: bool) -> tuple[Array, Any]:
+def _scalar_loss(kind: str, out: Any, has_aux: bool, holomorphic: bool = False) -> tuple[Array, Any]:
     """(the value to differentiate, aux) of what f returned, checked."""
     if has_aux:
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
@@ -420,21 +420,26 @@ def _scalar_loss(kind: str, out: Any, has_aux: bool) -> tuple[Array, Any]:
         raise TenzrError(f"{kind} needs f to return a floating-point scalar, but it returned a {type(out).__name__} "
                          f"of {len(out)} values{hint}, or use tz.vjp for several outputs")
     y = asarray(out)
-    if y.shape != () or not y.is_float:
-        raise TenzrError(f"{kind} needs f to return a floating-point scalar, but it returned shape "
+    if y.shape == () and y.spec.is_complex and not holomorphic:
+        raise TenzrError(f"{kind} needs a real-valued output, but f returned {y.dtype}; for holomorphic "
+                         "differentiation pass holomorphic=True, or take the real part (tz.real) or modulus (tz.abs)")
+    if y.shape != () or not (y.spec.is_complex if holomorphic else y.is_float):
+        wanted = "a complex scalar (holomorphic=True)" if holomorphic else "a floating-point scalar"
+        raise TenzrError(f"{kind} needs f to return {wanted}, but it returned shape "
                          f"{y.shape} of {y.dtype}; use tz.vjp for non-scalar outputs, or reduce (e.g. .sum())")
     return y, aux
 
 
 class _Gradient(Traceable):
     def __init__(self, fn: Callable, argnums: int | Sequence[int], has_aux: bool, target: str | Target,
-                 with_value: bool):
+                 with_value: bool, holomorphic: bool = False):
         self.fn, self.argnums, self.has_aux, self.with_value = fn, check_argnums(argnums), has_aux, with_value
+        self.holomorphic = holomorphic
         self.target = as_target(target)
         functools.update_wrapper(self, fn, updated=())
 
     def cache_key(self) -> Any:
-        return ("grad", self.fn, self.argnums, self.has_aux, self.with_value)
+        return ("grad", self.fn, self.argnums, self.has_aux, self.with_value, self.holomorphic)
 
     def trace_call(self, *args: Any) -> Any:
         trace = current_trace()
@@ -444,14 +449,17 @@ class _Gradient(Traceable):
         per_arg, trees = wrt_leaves(args, self.argnums)
         wrt = list(dict.fromkeys(i for offsets in per_arg for i in offsets))
         for i in wrt:
-            if not leaves[i].is_float:
+            if self.holomorphic and not leaves[i].spec.is_complex:
+                raise TenzrError(f"{kind} with holomorphic=True needs complex inputs, got one of dtype "
+                                 f"{leaves[i].dtype} (convert with .astype(np.complex64))")
+            if not leaves[i].spec.is_inexact:
                 raise TenzrError(f"{kind}: cannot differentiate with respect to an input of dtype "
                                  f"{leaves[i].dtype}; only floating-point inputs have gradients (pick others with "
                                  "argnums, or convert with .astype(np.float32))")
         aux_box: list[TreeDef] = []
 
         def split(out: Any) -> Any:
-            y, aux = _scalar_loss(kind, out, self.has_aux)
+            y, aux = _scalar_loss(kind, out, self.has_aux, self.holomorphic)
             aux_leaves, aux_tree = flatten(aux)
             aux_box.append(aux_tree)
             return [y, *aux_leaves]
@@ -474,17 +482,21 @@ class _Gradient(Traceable):
 
 
 @api_boundary
-def grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, target: str | Target = "cpu"):
+def grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, holomorphic: bool = False,
+         target: str | Target = "cpu"):
     """The gradient of scalar-valued `fn` with respect to argument(s) `argnums` (pytrees allowed).
+    As in JAX, a real output may depend on complex inputs (their gradient is the conjugate of
+    the steepest-ascent direction's), and `holomorphic=True` differentiates a complex output
+    of complex inputs (f'(z)).
 
     >>> tz.grad(lambda x: (x * x).sum())(np.array([1.0, 2.0], np.float32))
     array([2., 4.], dtype=float32)
     """
-    return _Gradient(fn, argnums, has_aux, target, with_value=False)
+    return _Gradient(fn, argnums, has_aux, target, with_value=False, holomorphic=holomorphic)
 
 
 @api_boundary
-def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, holomorphic: bool = False,
                    target: str | Target = "cpu"):
     """(fn(*args), grad(fn)(*args)) in one compiled program; with has_aux, ((value, aux), grads).
 
@@ -492,7 +504,7 @@ def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool
     >>> float(value), g
     (9.0, array([6.], dtype=float32))
     """
-    return _Gradient(fn, argnums, has_aux, target, with_value=True)
+    return _Gradient(fn, argnums, has_aux, target, with_value=True, holomorphic=holomorphic)
 
 
 class _Pullback(Traceable):
@@ -512,7 +524,7 @@ class _Pullback(Traceable):
         ct_leaves, ct_tree = flatten(cotangent)
         if ct_tree != self.out_tree:
             raise TenzrError(f"vjp: the cotangent has structure {ct_tree}, the output has {self.out_tree}")
-        wrt = [i for i, leaf in enumerate(leaves) if leaf.is_float]
+        wrt = [i for i, leaf in enumerate(leaves) if leaf.spec.is_inexact]
         traced = trace_into(trace, self.fn, tuple(primals), function_name(self.fn))
         cts = []
         for ct, want in zip(ct_leaves, traced.result_specs, strict=True):
@@ -526,7 +538,7 @@ class _Pullback(Traceable):
         out = call_function(ir.StringAttr(derived.attributes["sym_name"]).value, [*leaves, *traced.captures, *cts],
                             results)
         grads = iter(out[len(cts):])
-        flat = [next(grads) if leaf.is_float else asarray(np.zeros(leaf.shape, numpy_dtype(leaf.spec.dtype)))
+        flat = [next(grads) if leaf.spec.is_inexact else asarray(np.zeros(leaf.shape, numpy_dtype(leaf.spec.dtype)))
                 for leaf in leaves]
         return tuple(unflatten(flatten(primals)[1], flat))
 
