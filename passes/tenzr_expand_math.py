@@ -19,7 +19,8 @@ handles well (the lowering pipeline runs it after `convert-tenzr-to-stablehlo`).
   They are written here on the real and imaginary parts (the textbook identities, with
   sqrt in Kahan's stable form), for every complex type, before the float64 expansions
   above reach the real ops they make. A complex `pad` pads the parts apart (IREE fills it
-  with an i128 splat it cannot lower).
+  with an i128 splat it cannot lower), and a complex `dot_general` is four real ones (IREE
+  computes some with a constant operand wrong).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import ClassVar
 import numpy as np
 
 from tenzr.dialect.ir_imports import Value, ir
+from tenzr.dialect.types import real_dtype
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import Pass, register
 
@@ -276,6 +278,25 @@ def complex_pad(op: ir.Operation) -> Callable[..., Value]:
     return expand
 
 
+def complex_dot_general(op: ir.Operation) -> Callable[..., Value]:
+    """Four real products of the parts: IREE 3.13 gets a complex dot_general with a constant
+    operand wrong when it contracts that operand's last dim (the transposed product the VJP
+    of a matmul makes)."""
+    attributes = {name: op.attributes[name] for name in op.attributes}
+    result = sh.spec(op.results[0])
+    part = result.with_dtype(real_dtype(result.dtype))
+
+    def product(a: Value, b: Value) -> Value:
+        return sh.create(op.name, [part], [a, b], attributes).result
+
+    def expand(a: Value, b: Value) -> Value:
+        (ar, ai), (br, bi) = _parts(a), _parts(b)
+        return sh.complex_(sh.subtract(product(ar, br), product(ai, bi)),
+                           sh.add(product(ar, bi), product(ai, br)))
+
+    return expand
+
+
 _COMPLEX_EXPANSIONS: dict[str, Callable[..., Value]] = {
     sh.exponential.op_name: complex_exponential, sh.log.op_name: complex_log, sh.sqrt.op_name: complex_sqrt,
     sh.rsqrt.op_name: complex_rsqrt, sh.sine.op_name: complex_sine, sh.cosine.op_name: complex_cosine,
@@ -314,8 +335,10 @@ def _expand(module: ir.Operation, expansion: Callable[[ir.Operation], Callable[.
 
 
 def _complex_rule(op: ir.Operation) -> Callable[..., Value] | None:
-    if op.name == sh.pad.op_name:
-        return complex_pad(op) if sh.spec(op.results[0]).is_complex else None
+    if op.name in (sh.pad.op_name, sh.dot_general.op_name):
+        if not sh.spec(op.results[0]).is_complex:
+            return None
+        return complex_pad(op) if op.name == sh.pad.op_name else complex_dot_general(op)
     rule = _COMPLEX_EXPANSIONS.get(op.name)
     return rule if rule is not None and sh.spec(op.results[0]).is_complex else None
 

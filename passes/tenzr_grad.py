@@ -431,8 +431,8 @@ def _check_seeded(f: ir.Operation, name: str, mode: str, seeded: Sequence[int] |
         s = specs[i]
         if s is None or not s.is_inexact or s.rank != 0:
             raise TenzrError(f"tenzr-grad: mode={mode} needs a floating-point (or complex) scalar result, but "
-                             f"result {i} of '@{name}' has type {s or 'non-tensor'} (use mode=vjp for non-scalar outputs)",
-                             f.location)
+                             f"result {i} of '@{name}' has type {s or 'non-tensor'} (use mode=vjp for non-scalar "
+                             "outputs)", f.location)
     return list(seeded)
 
 

@@ -518,13 +518,15 @@ def promote(*xs: Any) -> list[Array]:
     """Operands as Arrays of one element type: JAX's rule. Strongly typed arrays promote to
     the widest of them (bool < ints < floats < complex, narrower < wider); Python and NumPy
     scalars, weakly typed arrays and NumPy arrays take that type (a float among them makes
-    an integer result float32, a complex one makes a real result complex of its width).
+    an integer result the default float, a complex one makes a real result complex of its
+    width).
     Without strongly typed arrays, the widest of the others wins."""
     strong = [x for x in xs if isinstance(x, Array) and not x.weak]
     if strong:
         target = _widest([t.spec.dtype for t in strong])
-        if target not in FLOAT_TYPES and target not in COMPLEX_TYPES and any(_is_float(x) for x in xs):
-            target = "f32"
+        inexact = target in FLOAT_TYPES or target in COMPLEX_TYPES
+        if not inexact and any(_is_float(x) or _is_complex(x) for x in xs):
+            target = element_type_of(default_float())  # (float32, or float64 with jax_enable_x64)
         if target not in COMPLEX_TYPES and any(_is_complex(x) for x in xs):
             target = complex_dtype(target)
     else:

@@ -34,7 +34,7 @@ func.func @mixed_element_types(%x: tensor<3xf32>, %y: tensor<3xf64>) -> tensor<3
 // -----
 
 func.func @float_only(%x: tensor<3xi32>) -> tensor<3xi32> {
-  // expected-error@+1 {{takes floating-point tensors (f16, bf16, f32, f64), got i32}}
+  // expected-error@+1 {{takes floating-point or complex tensors (f16, bf16, f32, f64, complex<f32>, complex<f64>), got i32}}
   %0 = "tenzr.exp"(%x) : (tensor<3xi32>) -> tensor<3xi32>
   return %0 : tensor<3xi32>
 }
@@ -359,4 +359,44 @@ func.func @unreadable_attribute(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error@+1 {{'tenzr.slice' op attribute 'start' has a type the bindings cannot read}}
   %0 = "tenzr.slice"(%x) {start = array<i0: 0>, stop = array<i64: 4>, step = array<i64: 1>} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @real_of_real(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error@+1 {{takes complex tensors (complex<f32>, complex<f64>), got f32}}
+  %0 = "tenzr.real"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @complex_of_ints(%x: tensor<3xi32>) -> tensor<3xcomplex<f32>> {
+  // expected-error@+1 {{takes f32 or f64 parts, got i32}}
+  %0 = "tenzr.complex"(%x, %x) : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xcomplex<f32>>
+  return %0 : tensor<3xcomplex<f32>>
+}
+
+// -----
+
+func.func @complex_order(%z: tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>> {
+  // expected-error@+1 {{takes real tensors (complex numbers have no order), got complex<f32>}}
+  %0 = "tenzr.maximum"(%z, %z) : (tensor<3xcomplex<f32>>, tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>>
+  return %0 : tensor<3xcomplex<f32>>
+}
+
+// -----
+
+func.func @complex_less(%z: tensor<3xcomplex<f32>>) -> tensor<3xi1> {
+  // expected-error@+1 {{direction 'lt' needs real operands (complex numbers compare only eq and ne)}}
+  %0 = "tenzr.compare"(%z, %z) {direction = "lt"} : (tensor<3xcomplex<f32>>, tensor<3xcomplex<f32>>) -> tensor<3xi1>
+  return %0 : tensor<3xi1>
+}
+
+// -----
+
+func.func @complex_erf(%z: tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>> {
+  // expected-error@+1 {{takes floating-point tensors (f16, bf16, f32, f64), got complex<f32>}}
+  %0 = "tenzr.erf"(%z) : (tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>>
+  return %0 : tensor<3xcomplex<f32>>
 }

@@ -69,3 +69,33 @@ func.func @tan_atan2_f64(%x: tensor<3xf64>, %y: tensor<3xf64>) -> (tensor<3xf64>
   %1 = stablehlo.atan2 %y, %x : tensor<3xf64>
   return %0, %1 : tensor<3xf64>, tensor<3xf64>
 }
+
+// -----
+
+// Complex math is rewritten on the parts, for every complex type: exp(a + bi) =
+// e^a (cos b + i sin b); the float64 sine and cosine this makes are expanded in turn.
+// CHECK-LABEL: func.func @complex_exp
+// CHECK-NOT: stablehlo.exponential %{{.*}} : tensor<3xcomplex<f64>>
+// CHECK-DAG: stablehlo.real
+// CHECK-DAG: stablehlo.imag
+// CHECK-NOT: stablehlo.sine
+// CHECK-NOT: stablehlo.cosine
+// CHECK: stablehlo.complex
+func.func @complex_exp(%z: tensor<3xcomplex<f64>>) -> tensor<3xcomplex<f64>> {
+  %0 = stablehlo.exponential %z : tensor<3xcomplex<f64>>
+  return %0 : tensor<3xcomplex<f64>>
+}
+
+// -----
+
+// A complex dot_general becomes four real ones on the parts (IREE 3.13 gets some complex
+// products with a constant operand wrong); a complex pad pads the parts apart.
+// CHECK-LABEL: func.func @complex_dot_and_pad
+// CHECK-COUNT-4: stablehlo.dot_general %{{.*}} : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<2x3xf32>
+// CHECK-COUNT-2: stablehlo.pad %{{.*}} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x5xf32>
+// CHECK-NOT: complex<f32>>) -> tensor<2x3xcomplex
+func.func @complex_dot_and_pad(%a: tensor<2x3xcomplex<f32>>, %b: tensor<3x3xcomplex<f32>>, %v: tensor<complex<f32>>) -> tensor<2x5xcomplex<f32>> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [1] : (tensor<2x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>) -> tensor<2x3xcomplex<f32>>
+  %1 = stablehlo.pad %0, %v, low = [0, 1], high = [0, 1], interior = [0, 0] : (tensor<2x3xcomplex<f32>>, tensor<complex<f32>>) -> tensor<2x5xcomplex<f32>>
+  return %1 : tensor<2x5xcomplex<f32>>
+}
