@@ -430,9 +430,9 @@ def _check_seeded(f: ir.Operation, name: str, mode: str, seeded: Sequence[int] |
     for i in seeded:
         s = specs[i]
         if s is None or not s.is_inexact or s.rank != 0:
-            raise TenzrError(f"tenzr-grad: mode={mode} needs a floating-point (or complex) scalar result, but "
-                             f"result {i} of '@{name}' has type {s or 'non-tensor'} (use mode=vjp for non-scalar "
-                             "outputs)", f.location)
+            raise TenzrError(f"tenzr-grad: mode={mode} needs a floating-point scalar result, but result {i} of "
+                             f"'@{name}' has type {s or 'non-tensor'} (use mode=vjp for non-scalar outputs)",
+                             f.location)
     return list(seeded)
 
 
