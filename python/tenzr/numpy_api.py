@@ -244,10 +244,10 @@ def hypot(x: ArrayLike, y: ArrayLike) -> Array:
 def logaddexp(x: ArrayLike, y: ArrayLike) -> Array:
     """log(exp(x) + exp(y)) without overflow (JAX's form: equal infinities give themselves)."""
     x, y = (_float(v) for v in promote(x, y))
-    top = maximum(x, y)
-    # min - max rather than -|x - y|: its gradient at x == y is sigmoid(0) = 1/2 each, as
-    # JAX's, whichever way maximum and minimum break the tie
-    return where(isnan(x - y), x + y, top + log1p(exp(minimum(x, y) - top)))
+    # the shift by the larger one is held constant (its derivative cancels), so that every
+    # derivative is the smooth function's, at x == y too (1/2 each, then 1/4, ...)
+    top = emit(T.stop_gradient, maximum(x, y))
+    return where(isnan(x - y), x + y, top + log(exp(x - top) + exp(y - top)))
 
 
 def logaddexp2(x: ArrayLike, y: ArrayLike) -> Array:
@@ -546,11 +546,30 @@ def prod(x: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
     return _reduce(T.reduce_prod, x, axis, keepdims)
 
 
+def _lexicographic(opdef, x: Array, axis: Any, keepdims: bool) -> Array:
+    """NumPy's max or min of complex numbers: by real part, ties by imaginary part."""
+    re, im = emit(T.real, x), emit(T.imag, x)
+    best_re = _reduce(opdef, re, axis, keepdims=True)
+    fill = -math.inf if opdef is T.reduce_max else math.inf
+    best_im = _reduce(opdef, where(re == emit(T.stop_gradient, best_re), im, fill), axis, keepdims=True)
+    out = emit(T.complex_, best_re, best_im)
+    return out if keepdims else squeeze(out, _axes(axis, x.ndim) or None)
+
+
 def max(x: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
+    """The maximum over `axis` (None: all); complex numbers compare as NumPy's do (real part
+    first)."""
+    x = asarray(x)
+    if x.spec.is_complex:
+        return _lexicographic(T.reduce_max, x, axis, keepdims)
     return _reduce(T.reduce_max, x, axis, keepdims)
 
 
 def min(x: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
+    """The minimum over `axis` (None: all); complex numbers as in `max`."""
+    x = asarray(x)
+    if x.spec.is_complex:
+        return _lexicographic(T.reduce_min, x, axis, keepdims)
     return _reduce(T.reduce_min, x, axis, keepdims)
 
 
@@ -619,7 +638,9 @@ def dot(a: ArrayLike, b: ArrayLike) -> Array:
         return a * b
     if b.ndim <= 2:
         return matmul(a, b)
-    raise TenzrError("dot: N-d second operands are not supported; use tz.einsum or tz.matmul", user_location())
+    # a's last axis with b's second-to-last: a[:-1] + b[:-2] + b[-1:]
+    left, right = "abcdefghijklm"[:a.ndim - 1], "nopqrstuvwxyz"[:b.ndim - 2]
+    return einsum(f"{left}K,{right}KL->{left}{right}L", a, b)
 
 
 def outer(a: ArrayLike, b: ArrayLike) -> Array:

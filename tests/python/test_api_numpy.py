@@ -337,3 +337,18 @@ def test_complex_predicates_on_real_arrays():
     assert tz.isrealobj(x) and not tz.iscomplexobj(x) and tz.iscomplexobj(np.array([1j]))
     np.testing.assert_array_equal(tz.jit(tz.iscomplex)(x), np.iscomplex(x))
     np.testing.assert_array_equal(tz.jit(tz.isreal)(x), np.isreal(x))
+
+
+def test_logaddexp_is_smooth_at_ties():
+    """d²/dx² logaddexp(x, y) at x == y is 1/4 (a kinked max-based form would give 0)."""
+    second = tz.grad(tz.grad(lambda x: tz.logaddexp(x, 0.6)))(0.6)
+    np.testing.assert_allclose(second, 0.25, rtol=1e-6)
+    np.testing.assert_allclose(tz.logaddexp(np.array([np.inf, -np.inf, 1.0]), np.array([np.inf, -np.inf, 2.0])),
+                               np.logaddexp([np.inf, -np.inf, 1.0], [np.inf, -np.inf, 2.0]))
+
+
+def test_dot_with_an_nd_second_operand_and_empty_repeats():
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(60.0).reshape(4, 3, 5)
+    np.testing.assert_allclose(tz.dot(a, b), np.dot(a, b))
+    g = tz.grad(lambda x: tz.sum(tz.sin(tz.repeat(x, 0, axis=0))))(np.ones((3, 1)))
+    np.testing.assert_array_equal(g, np.zeros((3, 1)))

@@ -227,3 +227,14 @@ def test_fft_errors():
         tz.fft.rfft(C)
     with pytest.raises(TenzrError, match="out of bounds"):
         tz.fft.fft(C, axis=3)
+
+
+def test_max_and_min_compare_real_parts_first():
+    z = np.array([[1 + 2j, 1 - 1j, 0.5 + 3j], [1 + 0.5j, -2 + 0j, 1 + 2.5j]])
+    for axis in (None, 0, 1):
+        np.testing.assert_array_equal(tz.max(z, axis=axis), np.max(z, axis=axis))
+        np.testing.assert_array_equal(tz.min(z, axis=axis, keepdims=True), np.min(z, axis=axis, keepdims=True))
+    distinct = z + np.arange(6).reshape(2, 3) * 0.1  # (finite differences need the maximum away from a tie)
+    g = tz.grad(lambda z: tz.abs(tz.max(z)) ** 2 + tz.real(tz.min(z, axis=0)).sum())(distinct)
+    np.testing.assert_allclose(g, _fd_grad(lambda z: np.abs(np.max(z)) ** 2 + np.real(np.min(z, axis=0)).sum(),
+                                           distinct), atol=1e-6)
