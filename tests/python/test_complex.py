@@ -238,3 +238,14 @@ def test_max_and_min_compare_real_parts_first():
     g = tz.grad(lambda z: tz.abs(tz.max(z)) ** 2 + tz.real(tz.min(z, axis=0)).sum())(distinct)
     np.testing.assert_allclose(g, _fd_grad(lambda z: np.abs(np.max(z)) ** 2 + np.real(np.min(z, axis=0)).sum(),
                                            distinct), atol=1e-6)
+
+
+def test_norms_of_complex_input():
+    m = RNG.standard_normal((3, 4)) + 1j * RNG.standard_normal((3, 4))
+    for ord_, axis in [(None, None), (1, 1), (np.inf, 0), (3, 1), ("fro", None), (1, (0, 1)), (-np.inf, (0, 1))]:
+        np.testing.assert_allclose(tz.linalg.norm(m, ord_, axis), np.linalg.norm(m, ord_, axis), rtol=1e-13)
+    g = tz.grad(lambda m: tz.linalg.norm(m) + tz.linalg.norm(m, 3, axis=1).sum())(m)
+    np.testing.assert_allclose(g, _fd_grad(lambda m: np.linalg.norm(m) + np.linalg.norm(m, 3, axis=1).sum(), m),
+                               rtol=1e-6)
+    with pytest.raises(TenzrError, match="complex SVD"):
+        tz.linalg.norm(m, "nuc")
