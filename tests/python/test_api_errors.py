@@ -57,7 +57,7 @@ MISUSE = [
     ("has_aux_scalar", lambda: tz.grad(lambda x: x.sum(), has_aux=True)(ONES), "needs f to return a pair (output, "
      "aux), but it returned a single Array"),
     ("complex_output", lambda: tz.grad(lambda x: (x * (1.0 + 0.2j)).sum())(ONES), "grad needs a real-valued "
-     "output, but f returned complex64; for holomorphic differentiation pass holomorphic=True"),
+     "output, but f returned complex128; for holomorphic differentiation pass holomorphic=True, or take the real part"),
     ("clongdouble_input", lambda: tz.jit(lambda x: x * 2)(np.ones(2, np.clongdouble)), "NumPy dtype complex256 is "
      "not a tenzr element type"),
     ("float_of_traced", lambda: tz.jit(lambda x: float(x))(np.ones(())), "cannot be used as a Python float"),
