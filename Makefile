@@ -31,7 +31,7 @@ lint: $(STAMP)
 TYPED := build/typecheck
 typecheck: $(STAMP)
 	@rm -rf $(TYPED) && mkdir -p $(TYPED)/tenzr
-	@for f in python/tenzr/*.py python/tenzr/scipy; do ln -s "$(CURDIR)/$$f" $(TYPED)/tenzr/; done
+	@for f in python/tenzr/*.py python/tenzr/scipy python/tenzr/nn python/tenzr/example_libraries; do ln -s "$(CURDIR)/$$f" $(TYPED)/tenzr/; done
 	@for d in dialect passes tools; do ln -s "$(CURDIR)/$$d" $(TYPED)/tenzr/$$d; done
 	cd $(TYPED) && MYPYPATH=. $(CURDIR)/$(BIN)/mypy --config-file $(CURDIR)/pyproject.toml -p tenzr
 

@@ -8,14 +8,23 @@ The common ones have friendlier signatures below. Loops and conditionals (`fori_
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import builtins
+import enum
+import functools
+import itertools
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
+import numpy as np
+
+from tenzr import numpy_api as tnp
 from tenzr.control import cond, fori_loop, scan, switch, while_loop
-from tenzr.core import Array, asarray, check_arguments, dtype_name, emit, promote
+from tenzr.core import Array, asarray, check_arguments, dtype_name, emit, promote, user_location
 from tenzr.dialect import ops as T
+from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.opdef import OpDef
 from tenzr.dialect.types import TensorSpec
+from tenzr.neural import conv as _conv
 
 
 def _op(opdef: OpDef):
@@ -86,7 +95,283 @@ def _index(start: Any) -> Array:
     return s if s.ndim == 0 else s.reshape(())
 
 
-check_arguments(globals(), "tz.lax.")
+max = globals()["maximum"]  # noqa: A001 (JAX's lax names for the generated ops)
+min = globals()["minimum"]  # noqa: A001
 
-__all__ = [name for name in globals() if not name.startswith("_")] + [
+
+class Precision(enum.Enum):
+    """JAX's precision names for products. Tenzr accepts them and always multiplies at the
+    operands' own precision (JAX's HIGHEST)."""
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+
+def dot(lhs: Any, rhs: Any, precision: Any = None, preferred_element_type: Any = None) -> Array:
+    """Vector/matrix products of 1-D and 2-D operands, as JAX's `lax.dot`."""
+    lhs, rhs = asarray(lhs), asarray(rhs)
+    if not (1 <= lhs.ndim <= 2 and 1 <= rhs.ndim <= 2 and lhs.shape[-1] == rhs.shape[0]):
+        raise TenzrError(f"lax.dot: incompatible shapes {lhs.shape} and {rhs.shape} (1-D or 2-D operands, "
+                         "lhs's last dim against rhs's first)", user_location())
+    return tnp.dot(lhs, rhs, preferred_element_type=preferred_element_type)
+
+
+def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any, precision: Any = None,
+                preferred_element_type: Any = None) -> Array:
+    """JAX's `lax.dot_general`: `dimension_numbers` = ((lhs_contracting, rhs_contracting),
+    (lhs_batch, rhs_batch)); the result is batch dims, then lhs's free dims, then rhs's."""
+    lhs, rhs = asarray(lhs), asarray(rhs)
+    try:
+        (lc, rc), (lb, rb) = dimension_numbers
+        lc, rc, lb, rb = ([int(d) for d in ds] for ds in (lc, rc, lb, rb))
+    except (TypeError, ValueError):
+        raise TenzrError("lax.dot_general: dimension_numbers must be ((lhs_contracting, rhs_contracting), "
+                         f"(lhs_batch, rhs_batch)), got {dimension_numbers!r}", user_location()) from None
+    if len(lc) != len(rc) or len(lb) != len(rb) or any(
+            not (0 <= d < x.ndim) for ds, x in ((lc, lhs), (lb, lhs), (rc, rhs), (rb, rhs)) for d in ds):
+        raise TenzrError(f"lax.dot_general: dimension_numbers {dimension_numbers!r} do not fit operands of "
+                         f"shapes {lhs.shape} and {rhs.shape}", user_location())
+    for a, b in itertools.chain(zip(lc, rc, strict=True), zip(lb, rb, strict=True)):
+        if lhs.shape[a] != rhs.shape[b]:
+            raise TenzrError(f"lax.dot_general: lhs dim {a} (size {lhs.shape[a]}) is paired with rhs dim {b} "
+                             f"(size {rhs.shape[b]})", user_location())
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    left = [next(letters) for _ in range(lhs.ndim)]
+    right = [next(letters) for _ in range(rhs.ndim)]
+    for a, b in itertools.chain(zip(lc, rc, strict=True), zip(lb, rb, strict=True)):
+        right[b] = left[a]
+    batch = "".join(left[a] for a in lb)
+    free_l = "".join(c for d, c in enumerate(left) if d not in lc and d not in lb)
+    free_r = "".join(c for d, c in enumerate(right) if d not in rc and d not in rb)
+    return tnp.einsum(f"{''.join(left)},{''.join(right)}->{batch}{free_l}{free_r}", lhs, rhs,
+                      preferred_element_type=preferred_element_type)
+
+
+class ConvDimensionNumbers(NamedTuple):
+    """Where each operand keeps its dims, as JAX's: each spec is (batch or output-feature
+    dim, feature or input-feature dim, spatial dims...)."""
+
+    lhs_spec: tuple[int, ...]
+    rhs_spec: tuple[int, ...]
+    out_spec: tuple[int, ...]
+
+
+def conv_general_dilated(lhs: Any, rhs: Any, window_strides: Sequence[int], padding: Any,
+                         lhs_dilation: Sequence[int] | None = None, rhs_dilation: Sequence[int] | None = None,
+                         dimension_numbers: Any = None, feature_group_count: int = 1, batch_group_count: int = 1,
+                         precision: Any = None, preferred_element_type: Any = None) -> Array:
+    """JAX's `lax.conv_general_dilated`. `padding` is "SAME", "SAME_LOWER", "VALID" or
+    (low, high) pairs; `dimension_numbers` None (NCHW, OIHW, NCHW), layout strings such as
+    ("NHWC", "HWIO", "NHWC"), or a ConvDimensionNumbers."""
+    lhs, rhs = promote(lhs, rhs)
+    if lhs.ndim != rhs.ndim or lhs.ndim < 3:
+        raise TenzrError(f"lax.conv_general_dilated: operands of rank {lhs.ndim} and {rhs.ndim}; both need the "
+                         "same rank, at least 3", user_location())
+    if batch_group_count != 1:
+        raise TenzrError("lax.conv_general_dilated: batch_group_count other than 1 is not supported",
+                         user_location())
+    dn = conv_dimension_numbers(lhs.shape, rhs.shape, dimension_numbers)
+    x = tnp.transpose(lhs, dn.lhs_spec)  # [N, C, spatial...]
+    w = tnp.transpose(rhs, dn.rhs_spec)  # [O, I, spatial...]
+    n = lhs.ndim - 2
+    rhs_dilation = tuple(rhs_dilation or (1,) * n)
+    if isinstance(padding, str):
+        if lhs_dilation is not None and builtins.any(d != 1 for d in lhs_dilation):
+            raise TenzrError("lax.conv_general_dilated: string padding with lhs_dilation (a transposed "
+                             "convolution) is ambiguous; give (low, high) pairs or use tz.lax.conv_transpose",
+                             user_location())
+        window = [(k - 1) * r + 1 for k, r in zip(w.shape[2:], rhs_dilation, strict=True)]
+        padding = padtype_to_pads(x.shape[2:], window, window_strides, padding)
+    out = _conv(x, w, stride=tuple(window_strides), padding=[tuple(p) for p in padding], dilation=rhs_dilation,
+                groups=feature_group_count, lhs_dilation=tuple(lhs_dilation or (1,) * n))
+    out = tnp.transpose(out, [int(d) for d in np.argsort(dn.out_spec)])
+    return out if preferred_element_type is None else out.astype(preferred_element_type)
+
+
+def conv(lhs: Any, rhs: Any, window_strides: Sequence[int], padding: Any, precision: Any = None,
+         preferred_element_type: Any = None) -> Array:
+    """JAX's `lax.conv`: NCHW input, OIHW kernel, no dilation."""
+    return conv_general_dilated(lhs, rhs, window_strides, padding, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+def conv_with_general_padding(lhs: Any, rhs: Any, window_strides: Sequence[int], padding: Any,
+                              lhs_dilation: Sequence[int] | None, rhs_dilation: Sequence[int] | None,
+                              precision: Any = None, preferred_element_type: Any = None) -> Array:
+    """JAX's `lax.conv_with_general_padding`: NCHW/OIHW with dilations."""
+    return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
+                                precision=precision, preferred_element_type=preferred_element_type)
+
+
+def conv_transpose(lhs: Any, rhs: Any, strides: Sequence[int], padding: Any,
+                   rhs_dilation: Sequence[int] | None = None, dimension_numbers: Any = None,
+                   transpose_kernel: bool = False, precision: Any = None, preferred_element_type: Any = None) -> Array:
+    """JAX's `lax.conv_transpose`: the gradient-of-convolution layout (a convolution of
+    the input dilated by `strides`). Default layouts are NHC/HIO, NHWC/HWIO, NHWDC/HWDIO."""
+    lhs, rhs = promote(lhs, rhs)
+    n = lhs.ndim - 2
+    if dimension_numbers is None:
+        defaults = {1: ("NHC", "HIO", "NHC"), 2: ("NHWC", "HWIO", "NHWC"), 3: ("NHWDC", "HWDIO", "NHWDC")}
+        if n not in defaults:
+            raise TenzrError(f"lax.conv_transpose: no default layout for rank {lhs.ndim}; pass dimension_numbers",
+                             user_location())
+        dimension_numbers = defaults[n]
+    dn = conv_dimension_numbers(lhs.shape, rhs.shape, dimension_numbers)
+    rhs_dilation = tuple(rhs_dilation or (1,) * n)
+    kernel = [(rhs.shape[d] - 1) * r + 1 for d, r in zip(dn.rhs_spec[2:], rhs_dilation, strict=True)]
+    if isinstance(padding, str):
+        if padding.upper() not in ("SAME", "VALID"):
+            raise TenzrError(f"lax.conv_transpose: padding '{padding}' is not 'SAME', 'VALID' or pairs",
+                             user_location())
+        pads = [_transpose_padding(k, s, padding.upper()) for k, s in zip(kernel, strides, strict=True)]
+    else:
+        pads = [tuple(p) for p in padding]
+    if transpose_kernel:
+        rhs = tnp.swapaxes(tnp.flip(rhs, dn.rhs_spec[2:]), dn.rhs_spec[0], dn.rhs_spec[1])
+    return conv_general_dilated(lhs, rhs, (1,) * n, pads, tuple(strides), rhs_dilation, dn,
+                                preferred_element_type=preferred_element_type)
+
+
+def _transpose_padding(k: int, s: int, padding: str) -> tuple[int, int]:
+    """(low, high) padding of the dilated input that makes conv_transpose the transpose of
+    a forward convolution with kernel size k, stride s and that padding (JAX's rule)."""
+    if padding == "SAME":
+        total = k + s - 2
+        low = k - 1 if s > k - 1 else -(-total // 2)
+    else:
+        total = k + s - 2 + builtins.max(k - s, 0)
+        low = k - 1
+    return low, total - low
+
+
+_REDUCERS: dict[Any, Callable[[Array, Array], Array]] = {}
+
+
+def reduce_window(operand: Any, init_value: Any, computation: Callable[[Any, Any], Any],
+                  window_dimensions: Sequence[int], window_strides: Sequence[int], padding: Any,
+                  base_dilation: Sequence[int] | None = None, window_dilation: Sequence[int] | None = None) -> Array:
+    """JAX's `lax.reduce_window` for the reductions pooling uses: `computation` is
+    `tz.lax.add`, `mul`, `max` or `min` (or their jnp/tz names). Each window position is a
+    strided slice of the padded operand, combined with `computation`; `padding` is
+    "SAME", "VALID" or (low, high) pairs, padded with `init_value`."""
+    x = asarray(operand)
+    reducer = _REDUCERS.get(computation)
+    if reducer is None:
+        raise TenzrError("lax.reduce_window: computation must be tz.lax.add, mul, max or min (or tz.add, "
+                         f"tz.multiply, tz.maximum, tz.minimum), got {computation!r}", user_location())
+    dims, strides = tuple(window_dimensions), tuple(window_strides)
+    if not (len(dims) == len(strides) == x.ndim):
+        raise TenzrError(f"lax.reduce_window: window_dimensions {dims} and window_strides {strides} need one "
+                         f"entry per dim of the operand (rank {x.ndim})", user_location())
+    if base_dilation is not None and builtins.any(d != 1 for d in base_dilation):
+        raise TenzrError("lax.reduce_window: base_dilation other than 1 is not supported", user_location())
+    wdil = tuple(window_dilation or (1,) * x.ndim)
+    window = [(k - 1) * r + 1 for k, r in zip(dims, wdil, strict=True)]
+    pads = padtype_to_pads(x.shape, window, strides, padding) if isinstance(padding, str) else \
+        [tuple(int(v) for v in p) for p in padding]
+    init = tnp.asarray(init_value, x.dtype) if not isinstance(init_value, Array) else init_value.astype(x.dtype)
+    if builtins.any(lo or hi for lo, hi in pads):
+        x = tnp.pad(x, pads, constant_values=init)
+    out_shape = [(n - w) // s + 1 for n, w, s in zip(x.shape, window, strides, strict=True)]
+    pieces = [x[tuple(builtins.slice(o, o + (m - 1) * s + 1, s)
+                      for o, m, s in zip(offsets, out_shape, strides, strict=True))]
+              for offsets in itertools.product(*(range(0, w, r) for w, r in zip(window, wdil, strict=True)))]
+    return functools.reduce(reducer, pieces)
+
+
+check_arguments(globals(), "tz.lax.")
+_ADD, _MUL = globals()["add"], globals()["mul"]
+_REDUCERS.update({_ADD: _ADD, _MUL: _MUL, max: max, min: min})
+_REDUCERS.update({tnp.add: _ADD, tnp.multiply: _MUL, tnp.maximum: max, tnp.minimum: min})
+
+
+def conv_dimension_numbers(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
+                           dimension_numbers: Any) -> ConvDimensionNumbers:
+    """JAX's `lax.conv_dimension_numbers`: layout strings (or None, or a
+    ConvDimensionNumbers) as the dim positions each operand keeps."""
+    rank = len(lhs_shape)
+    if dimension_numbers is None:
+        default = tuple(range(rank))
+        return ConvDimensionNumbers(default, default, default)
+    if isinstance(dimension_numbers, ConvDimensionNumbers):
+        return dimension_numbers
+    try:
+        lhs_spec, rhs_spec, out_spec = dimension_numbers
+    except (TypeError, ValueError):
+        raise TenzrError("conv: dimension_numbers must be three layout strings such as ('NHWC', 'HWIO', "
+                         f"'NHWC'), got {dimension_numbers!r}", user_location()) from None
+    if not all(isinstance(spec, str) for spec in (lhs_spec, rhs_spec, out_spec)):
+        return ConvDimensionNumbers(*(tuple(int(d) for d in spec) for spec in (lhs_spec, rhs_spec, out_spec)))
+    for spec, pair in ((lhs_spec, "NC"), (rhs_spec, "OI"), (out_spec, "NC")):
+        if len(spec) != rank or not set(pair) <= set(spec) or len(set(spec)) != rank:
+            raise TenzrError(f"conv: layout '{spec}' must name {rank} distinct dims including "
+                             f"'{pair[0]}' and '{pair[1]}'", user_location())
+    spatial = [c for c in rhs_spec if c not in "OI"]
+    if sorted(c for c in lhs_spec if c not in "NC") != sorted(spatial) or \
+            sorted(c for c in out_spec if c not in "NC") != sorted(spatial):
+        raise TenzrError(f"conv: layouts {dimension_numbers!r} do not name the same spatial dims", user_location())
+
+    def positions(spec: str, pair: str) -> tuple[int, ...]:
+        return (spec.index(pair[0]), spec.index(pair[1]), *(spec.index(c) for c in spatial))
+
+    return ConvDimensionNumbers(positions(lhs_spec, "NC"), positions(rhs_spec, "OI"), positions(out_spec, "NC"))
+
+
+def padtype_to_pads(in_shape: Sequence[int], window_shape: Sequence[int], window_strides: Sequence[int],
+                    padding: str) -> list[tuple[int, int]]:
+    """JAX's `lax.padtype_to_pads`: the (low, high) pairs of "SAME" (output ceil(in /
+    stride), the odd pad at the end), "SAME_LOWER" (at the start) or "VALID" (none)."""
+    mode = padding.upper() if isinstance(padding, str) else padding
+    if mode == "VALID":
+        return [(0, 0)] * len(in_shape)
+    if mode not in ("SAME", "SAME_LOWER"):
+        raise TenzrError(f"padding '{padding}' is not 'SAME', 'SAME_LOWER' or 'VALID'", user_location())
+    pads = []
+    for n, w, s in zip(in_shape, window_shape, window_strides, strict=True):
+        total = builtins.max((-(-int(n) // int(s)) - 1) * int(s) + int(w) - int(n), 0)
+        low = total // 2 if mode == "SAME" else total - total // 2
+        pads.append((low, total - low))
+    return pads
+
+
+def conv_general_shape_tuple(lhs_shape: Sequence[int], rhs_shape: Sequence[int], window_strides: Sequence[int],
+                             padding: Any, dimension_numbers: Any) -> tuple[int, ...]:
+    """The shape `conv_general_dilated` gives (no dilation), as JAX's."""
+    dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    x = [lhs_shape[d] for d in dn.lhs_spec]
+    w = [rhs_shape[d] for d in dn.rhs_spec]
+    pads = padtype_to_pads(x[2:], w[2:], window_strides, padding) if isinstance(padding, str) else padding
+    spatial = [(n + lo + hi - k) // s + 1 for n, (lo, hi), k, s in zip(x[2:], pads, w[2:], window_strides, strict=True)]
+    nchw = [x[0], w[0], *spatial]
+    return tuple(nchw[int(np.argsort(dn.out_spec)[d])] for d in range(len(nchw)))
+
+
+def conv_transpose_shape_tuple(lhs_shape: Sequence[int], rhs_shape: Sequence[int], window_strides: Sequence[int],
+                               padding: Any, dimension_numbers: Any) -> tuple[int, ...]:
+    """The shape `conv_transpose` gives, as JAX's."""
+    dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    x = [lhs_shape[d] for d in dn.lhs_spec]
+    w = [rhs_shape[d] for d in dn.rhs_spec]
+    if isinstance(padding, str):
+        pads = [_transpose_padding(k, s, padding.upper()) for k, s in zip(w[2:], window_strides, strict=True)]
+    else:
+        pads = [tuple(p) for p in padding]
+    spatial = [(n - 1) * s + 1 + lo + hi - k + 1
+               for n, (lo, hi), k, s in zip(x[2:], pads, w[2:], window_strides, strict=True)]
+    nchw = [x[0], w[0], *spatial]
+    return tuple(nchw[int(np.argsort(dn.out_spec)[d])] for d in range(len(nchw)))
+
+
+def reduce_window_shape_tuple(operand_shape: Sequence[int], window_dimensions: Sequence[int],
+                              window_strides: Sequence[int], padding: Sequence[tuple[int, int]],
+                              base_dilation: Sequence[int] | None = None,
+                              window_dilation: Sequence[int] | None = None) -> tuple[int, ...]:
+    """The shape `reduce_window` gives with explicit (low, high) padding, as JAX's."""
+    wdil = window_dilation or (1,) * len(operand_shape)
+    return tuple((n + lo + hi - ((k - 1) * r + 1)) // s + 1 for n, k, s, (lo, hi), r in
+                 zip(operand_shape, window_dimensions, window_strides, padding, wdil, strict=True))
+
+__all__ = [name for name in globals() if not name.startswith("_") and name not in (
+    "annotations", "builtins", "enum", "itertools", "np", "tnp")] + [
     "cond", "fori_loop", "scan", "switch", "while_loop"]

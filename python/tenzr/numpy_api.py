@@ -615,8 +615,20 @@ def argsort(x: ArrayLike, axis: int | None = -1) -> Array:
 # --------------------------------------------------------------------------- products
 
 
-def matmul(a: ArrayLike, b: ArrayLike) -> Array:
-    """NumPy matmul: 1-D operands are promoted to matrices and the added dim removed."""
+def matmul(a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None) -> Array:
+    """NumPy matmul: 1-D operands are promoted to matrices and the added dim removed.
+    `precision` and `preferred_element_type` as in `dot`."""
+    return _preferred(_matmul(a, b), preferred_element_type)
+
+
+def _preferred(result: Array, preferred_element_type: Any) -> Array:
+    """A product's result in JAX's `preferred_element_type`, where one is given. (Products
+    take JAX's `precision=` too, and ignore it: tenzr always multiplies at the operands'
+    own precision, which is JAX's `Precision.HIGHEST`.)"""
+    return result if preferred_element_type is None else result.astype(preferred_element_type)
+
+
+def _matmul(a: ArrayLike, b: ArrayLike) -> Array:
     a, b = promote(a, b)
     if a.ndim == 0 or b.ndim == 0:
         raise TenzrError("matmul: operands must not be scalars (use *)", user_location())
@@ -632,7 +644,13 @@ def matmul(a: ArrayLike, b: ArrayLike) -> Array:
     return out
 
 
-def dot(a: ArrayLike, b: ArrayLike) -> Array:
+def dot(a: ArrayLike, b: ArrayLike, *, precision: Any = None, preferred_element_type: Any = None) -> Array:
+    """NumPy's dot. `precision` (JAX's) is accepted and ignored: tenzr multiplies at the
+    operands' own precision; `preferred_element_type` converts the result."""
+    return _preferred(_dot(a, b), preferred_element_type)
+
+
+def _dot(a: ArrayLike, b: ArrayLike) -> Array:
     a, b = promote(a, b)
     if a.ndim == 0 or b.ndim == 0:
         return a * b
@@ -648,12 +666,18 @@ def outer(a: ArrayLike, b: ArrayLike) -> Array:
     return reshape(a, (-1, 1)) * reshape(b, (1, -1))
 
 
-def einsum(subscripts: Any, *operands: ArrayLike) -> Array:
+def einsum(subscripts: Any, *operands: ArrayLike, precision: Any = None, preferred_element_type: Any = None,
+           optimize: Any = "optimal") -> Array:
     """Einstein summation, as NumPy's: any number of operands (contracted pairwise, left to
     right, each pair as transposes, reductions and one batched matmul), an explicit or
     implicit output, ellipses (broadcast like NumPy) and repeated indices within a term
     (diagonals). Both call forms work: `einsum("ij,jk->ik", a, b)` and
-    `einsum(a, [0, 1], b, [1, 2], [0, 2])`."""
+    `einsum(a, [0, 1], b, [1, 2], [0, 2])`. `precision` and `preferred_element_type` as
+    in `dot`; `optimize` is accepted (pairs are contracted left to right)."""
+    return _preferred(_einsum(subscripts, *operands), preferred_element_type)
+
+
+def _einsum(subscripts: Any, *operands: ArrayLike) -> Array:
     if not isinstance(subscripts, str):
         subscripts, operands = _einsum_sublists(subscripts, *operands)
     spec = subscripts.replace(" ", "")

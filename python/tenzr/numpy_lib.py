@@ -35,6 +35,7 @@ from tenzr.flags import default_float, default_int
 from tenzr.numpy_api import (
     _axes,
     _float,
+    _preferred,
     abs,  # noqa: A004 (NumPy's names, as in numpy_api)
     arctan2,
     broadcast_to,
@@ -572,9 +573,14 @@ def meshgrid(*xi: ArrayLike, indexing: str = "xy", sparse: bool = False) -> list
 # --------------------------------------------------------------------------- products
 
 
-def tensordot(a: ArrayLike, b: ArrayLike, axes: Any = 2) -> Array:
+def tensordot(a: ArrayLike, b: ArrayLike, axes: Any = 2, *, precision: Any = None,
+              preferred_element_type: Any = None) -> Array:
     """Sums products over the last `axes` dimensions of a and the first of b, or over the
-    dimension pairs `axes` = (a's, b's)."""
+    dimension pairs `axes` = (a's, b's). `precision` and `preferred_element_type` as in `dot`."""
+    return _preferred(_tensordot(a, b, axes), preferred_element_type)
+
+
+def _tensordot(a: ArrayLike, b: ArrayLike, axes: Any) -> Array:
     a, b = promote(a, b)
     if isinstance(axes, (int, np.integer)):
         a_axes, b_axes = list(range(a.ndim - int(axes), a.ndim)), list(range(int(axes)))

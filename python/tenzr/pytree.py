@@ -1,10 +1,12 @@
 """Nested tuples, lists and dicts of arrays ("pytrees"), flattened to leaves and back.
 
-Dicts flatten in sorted key order; None is an empty subtree; anything else is a leaf.
+Dicts flatten in sorted key order; None is an empty subtree; a type registered with
+`register_node` flattens with its own functions; anything else is a leaf.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,9 +20,9 @@ MAX_DEPTH = 200
 class TreeDef:
     """The structure of a pytree without its leaves."""
 
-    kind: str  # "leaf", "none", "tuple", "list", "namedtuple", "dict"
+    kind: str  # "leaf", "none", "tuple", "list", "namedtuple", "dict", "node"
     children: tuple[TreeDef, ...] = ()
-    keys: tuple[Any, ...] = ()
+    keys: tuple[Any, ...] = ()  # dict: its keys; namedtuple: (type,); node: (type, aux data)
 
     @property
     def num_leaves(self) -> int:
@@ -35,11 +37,27 @@ class TreeDef:
             return "None"
         inner = ", ".join(f"{k!r}: {c}" for k, c in zip(self.keys, self.children, strict=True)) if \
             self.kind == "dict" else ", ".join(str(c) for c in self.children)
+        if self.kind == "node":
+            return f"{self.keys[0].__name__}({inner})"
         return {"tuple": f"({inner})", "namedtuple": f"({inner})", "list": f"[{inner}]",
                 "dict": f"{{{inner}}}"}[self.kind]
 
 
 LEAF = TreeDef("leaf")
+
+_NODES: dict[type, tuple[Callable[[Any], tuple[Any, Any]], Callable[[Any, Any], Any]]] = {}
+"""Registered node types: type -> (flatten: obj -> (children, aux data), unflatten: (aux data, children) -> obj)."""
+
+
+def register_node(cls: type, flatten_fn: Callable[[Any], tuple[Any, Any]],
+                  unflatten_fn: Callable[[Any, Any], Any]) -> None:
+    """Make instances of `cls` pytree nodes: `flatten_fn(obj)` gives (children, aux data),
+    where the aux data is hashable and static; `unflatten_fn(aux data, children)` rebuilds."""
+    if not isinstance(cls, type):
+        raise TenzrError(f"register_pytree_node: expected a class, got {cls!r}")
+    if cls in _NODES or cls in (tuple, list, dict, type(None)):
+        raise TenzrError(f"register_pytree_node: {cls.__name__} is already a pytree node type")
+    _NODES[cls] = (flatten_fn, unflatten_fn)
 
 
 def flatten(tree: Any) -> tuple[list[Any], TreeDef]:
@@ -50,6 +68,11 @@ def flatten(tree: Any) -> tuple[list[Any], TreeDef]:
 def _flatten(tree: Any, leaves: list[Any], depth: int) -> TreeDef:
     if tree is None:
         return TreeDef("none")
+    node = _NODES.get(type(tree))
+    if node is not None:
+        children, aux = node[0](tree)
+        kids = tuple(_flatten(c, leaves, depth + 1) for c in children)
+        return TreeDef("node", kids, (type(tree), aux))
     if not isinstance(tree, (tuple, list, dict)):
         leaves.append(tree)
         return LEAF
@@ -89,6 +112,8 @@ def _build(treedef: TreeDef, it) -> Any:
     children = []
     for c in treedef.children:
         children.append(_build(c, it))
+    if treedef.kind == "node":
+        return _NODES[treedef.keys[0]][1](treedef.keys[1], children)
     if treedef.kind == "dict":
         return dict(zip(treedef.keys, children, strict=True))
     if treedef.kind == "namedtuple":

@@ -157,6 +157,20 @@ def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
     return np.sqrt(2).astype(kind) * emit(T.erf_inv, u)
 
 
+def truncated_normal(key: Any, lower: Any, upper: Any, shape: Sequence[int] | None = None,
+                     dtype: Any = None) -> Array:
+    """Standard normal numbers conditioned on lower < x < upper (bounds broadcast to
+    `shape`): sqrt(2) erfinv(u) for u uniform between erf(lower / sqrt 2) and erf(upper / sqrt 2)."""
+    kind = numpy_dtype(_float_type(dtype))
+    lower, upper = (asarray(v).astype(kind) for v in (lower, upper))
+    size = np.broadcast_shapes(lower.shape, upper.shape) if shape is None else shape_tuple(shape)
+    root2 = np.sqrt(2).astype(kind)
+    a, b = emit(T.erf, lower / root2), emit(T.erf, upper / root2)
+    x = root2 * emit(T.erf_inv, uniform(key, size, kind, a, b))
+    tiny = np.finfo(kind).eps
+    return tnp.clip(x, lower + tiny * tnp.abs(lower), upper - tiny * tnp.abs(upper))
+
+
 def bernoulli(key: Any, p: Any = 0.5, shape: Sequence[int] | None = None) -> Array:
     """True with probability p (broadcast to `shape`)."""
     p = tnp._float(p)

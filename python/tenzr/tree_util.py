@@ -1,5 +1,5 @@
-"""`tz.tree_util`, with JAX's names: pytrees (nested tuples, lists, dicts; None an empty
-subtree) flattened, rebuilt and mapped."""
+"""`tz.tree_util`, with JAX's names: pytrees (nested tuples, lists, dicts and registered
+classes; None an empty subtree) flattened, rebuilt and mapped."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tenzr.dialect.diagnostics import TenzrError
-from tenzr.pytree import TreeDef, flatten, unflatten
+from tenzr.pytree import TreeDef, flatten, register_node, unflatten
 
 
 def tree_flatten(tree: Any) -> tuple[list[Any], TreeDef]:
@@ -44,3 +44,17 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
             raise TenzrError(f"tree_map: tree {k + 1} has the structure {other_def}, the first has {treedef}")
         others.append(other_leaves)
     return unflatten(treedef, [f(*args) for args in zip(leaves, *others, strict=True)])
+
+
+def register_pytree_node(nodetype: type, flatten_func: Callable[[Any], tuple[Any, Any]],
+                         unflatten_func: Callable[[Any, Any], Any]) -> None:
+    """Make `nodetype` a pytree node, as JAX's: `flatten_func(x)` returns (children, aux_data)
+    with hashable, static aux_data; `unflatten_func(aux_data, children)` rebuilds x."""
+    register_node(nodetype, flatten_func, unflatten_func)
+
+
+def register_pytree_node_class(cls: type) -> type:
+    """Class decorator: `cls` flattens with its `tree_flatten()` method and rebuilds with its
+    `tree_unflatten(aux_data, children)` classmethod, as JAX's."""
+    register_node(cls, lambda x: x.tree_flatten(), cls.tree_unflatten)  # type: ignore[attr-defined]
+    return cls

@@ -39,3 +39,48 @@ def test_mismatched_trees_are_clear_errors():
     _, treedef = tz.tree_util.tree_flatten((1.0, 2.0))
     with pytest.raises(tz.TenzrError, match="has 2 leaves, got 3"):
         tz.tree_util.tree_unflatten(treedef, [1, 2, 3])
+
+
+class _Point:
+    """A user class registered as a pytree node in both libraries, for the tests below."""
+
+    def __init__(self, xy, label):
+        self.xy, self.label = xy, label
+
+
+tz.tree_util.register_pytree_node(_Point, lambda p: ((p.xy,), p.label), lambda label, kids: _Point(kids[0], label))
+jax.tree_util.register_pytree_node(_Point, lambda p: ((p.xy,), p.label), lambda label, kids: _Point(kids[0], label))
+
+
+@tz.tree_util.register_pytree_node_class
+class _Pair:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def tree_flatten(self):
+        return (self.a, self.b), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children)
+
+
+def test_registered_classes_flatten_as_in_jax_and_pass_through_jit_and_grad():
+    tree = {"p": _Point((np.ones(2), np.arange(3.0)), "origin"), "q": np.float64(2.0)}
+    got, want = tz.tree_util.tree_leaves(tree), jax.tree_util.tree_leaves(tree)
+    assert len(got) == len(want) == 3 and all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))
+    assert str(tz.tree_util.tree_structure(tree)) == "{'p': _Point((*, *)), 'q': *}"
+    moved = tz.jit(lambda t: _Point(tuple(v * t["q"] for v in t["p"].xy), t["p"].label))(tree)
+    assert isinstance(moved, _Point) and moved.label == "origin"
+    np.testing.assert_array_equal(moved.xy[1], [0.0, 2.0, 4.0])
+    g = tz.grad(lambda pair: tz.sum(pair.a * pair.b))(_Pair(np.arange(3.0), np.full(3, 2.0)))
+    assert isinstance(g, _Pair)
+    np.testing.assert_array_equal(g.a, 2.0)  # d(a.b)/da = b, d/db = a
+    np.testing.assert_array_equal(g.b, [0.0, 1.0, 2.0])
+
+
+def test_registering_twice_or_a_builtin_is_a_clear_error():
+    with pytest.raises(tz.TenzrError, match="_Point is already a pytree node type"):
+        tz.tree_util.register_pytree_node(_Point, lambda p: ((), None), lambda aux, kids: None)
+    with pytest.raises(tz.TenzrError, match="tuple is already a pytree node type"):
+        tz.tree_util.register_pytree_node(tuple, lambda p: ((), None), lambda aux, kids: None)
