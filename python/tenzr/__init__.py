@@ -184,6 +184,7 @@ from tenzr.numpy_lib import (
     std,
     tensordot,
     tile,
+    trapezoid,
     tri,
     tril,
     triu,

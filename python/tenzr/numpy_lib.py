@@ -306,6 +306,18 @@ def diag(v: ArrayLike, k: int = 0) -> Array:
     return where(np.eye(n, n, k, dtype=bool), reshape(along, (n, 1) if k >= 0 else (1, n)), 0)
 
 
+def trapezoid(y: ArrayLike, x: ArrayLike = None, dx: ArrayLike = 1.0, axis: int = -1) -> Array:
+    """The trapezoidal rule along `axis`: at sample points `x` (1-d, or shaped as y), or
+    evenly spaced by `dx`."""
+    ys = moveaxis(asarray(y), axis, -1)
+    if x is None:
+        spacing = dx  # (a Python number stays weakly typed)
+    else:
+        xs = asarray(x)
+        spacing = diff(xs if xs.ndim == 1 else moveaxis(xs, axis, -1), axis=-1)
+    return 0.5 * (spacing * (ys[..., 1:] + ys[..., :-1])).sum(-1)
+
+
 def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
     return sum(diagonal(a, offset, axis1, axis2), axis=-1)
 

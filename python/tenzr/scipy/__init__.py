@@ -1,5 +1,5 @@
-"""`tz.scipy`: JAX's `jax.scipy` names (`linalg`, `special`, `stats`)."""
+"""`tz.scipy`: JAX's `jax.scipy` names (`integrate`, `linalg`, `signal`, `special`, `stats`)."""
 
-from tenzr.scipy import linalg, special, stats
+from tenzr.scipy import integrate, linalg, signal, special, stats
 
-__all__ = ["linalg", "special", "stats"]
+__all__ = ["integrate", "linalg", "signal", "special", "stats"]
