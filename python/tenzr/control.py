@@ -271,7 +271,8 @@ def _scan(f: Callable[..., Any], init: Any, xs: Any, length: int | None, reverse
         the steps' outputs written in."""
         outs: list[list[ir.Value]] = []
         for r, x_t in enumerate(rows(block_start, count)):
-            index = [((steps - 1 - r - block_start) if reverse else (block_start + r)).value] if indexed else []
+            position = (steps - 1 - r - block_start) if reverse else (block_start + r)
+            index = [position.astype(np.int32).value] if indexed else []  # (the body was traced with an i32 index)
             out = _inline(body, [*index, *state, *x_t])
             state, outs = out[:n], [*outs, out[n:]]
         first = (steps - count - block_start) if reverse else block_start

@@ -25,6 +25,7 @@ rng = rng_for("control")
 W = rng.standard_normal((4, 4)) * 0.5
 XS = rng.standard_normal((7, 4))
 H0 = rng.standard_normal(4)
+LONG_XS = rng.standard_normal((50, 4)) * 0.1
 
 
 def _assert_close(got, want, rtol=1e-10, atol=1e-12):
@@ -161,6 +162,29 @@ def test_scan_unrolled_matches_jax(unroll, reverse):
         return loss
 
     _same_as_jax(make, W)
+
+
+@pytest.fixture
+def x64():
+    tz.config.update("jax_enable_x64", True)
+    yield
+    tz.config.update("jax_enable_x64", False)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_indexed_loop_remainder_steps_under_x64(x64, reverse):
+    """With 64-bit default ints, the steps after the unrolled loop (50 = 6·8 + 2) still
+    pass the body the int32 index it was traced with."""
+    def make(np_, lax_, ck):
+        def loss(w):
+            carry, ys = lax_.scan(lambda h, x: (np_.tanh(w @ h + x[0]), h.sum() * x[1]), H0,
+                                  (LONG_XS, np.linspace(0, 1, 50)), reverse=reverse)
+            return carry.sum() + ys.sum() + lax_.fori_loop(0, 50, lambda i, v: v * w[0] * 0.99, H0).sum()
+        return loss
+
+    _same_as_jax(make, W)
+    forward = tz.jit(make(tz, tz.lax, tz.checkpoint))(W)
+    np.testing.assert_allclose(forward, make(jnp, lax, jax.checkpoint)(W), rtol=1e-12)
 
 
 def test_second_derivative_through_a_loop():
