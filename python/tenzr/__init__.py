@@ -140,6 +140,8 @@ from tenzr.numpy_lib import (
     atleast_1d,
     atleast_2d,
     atleast_3d,
+    broadcast_arrays,
+    broadcast_shapes,
     c_,
     column_stack,
     conj,

@@ -306,6 +306,22 @@ def diag(v: ArrayLike, k: int = 0) -> Array:
     return where(np.eye(n, n, k, dtype=bool), reshape(along, (n, 1) if k >= 0 else (1, n)), 0)
 
 
+def broadcast_shapes(*shapes: Sequence[int] | int) -> tuple[int, ...]:
+    """The shape NumPy broadcasting gives `shapes`."""
+    try:
+        return tuple(int(d) for d in np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise TenzrError(f"broadcast_shapes: shapes {', '.join(str(s) for s in shapes)} do not broadcast together",
+                         user_location()) from None
+
+
+def broadcast_arrays(*args: ArrayLike) -> list[Array]:
+    """Each argument broadcast to their common shape."""
+    xs = [asarray(a) for a in args]
+    shape = broadcast_shapes(*(x.shape for x in xs))
+    return [x if x.shape == shape else broadcast_to(x, shape) for x in xs]
+
+
 def trapezoid(y: ArrayLike, x: ArrayLike = None, dx: ArrayLike = 1.0, axis: int = -1) -> Array:
     """The trapezoidal rule along `axis`: at sample points `x` (1-d, or shaped as y), or
     evenly spaced by `dx`."""

@@ -352,3 +352,12 @@ def test_dot_with_an_nd_second_operand_and_empty_repeats():
     np.testing.assert_allclose(tz.dot(a, b), np.dot(a, b))
     g = tz.grad(lambda x: tz.sum(tz.sin(tz.repeat(x, 0, axis=0))))(np.ones((3, 1)))
     np.testing.assert_array_equal(g, np.zeros((3, 1)))
+
+
+def test_broadcast_arrays_and_shapes_match_numpy():
+    a, b = np.arange(3.0).reshape(3, 1), np.arange(4.0)
+    for got, want in zip(tz.broadcast_arrays(a, b, 2.0), np.broadcast_arrays(a, b, 2.0), strict=True):
+        np.testing.assert_array_equal(np.asarray(got), want)
+    assert tz.broadcast_shapes((3, 1), (4,), ()) == np.broadcast_shapes((3, 1), (4,), ()) == (3, 4)
+    with pytest.raises(tz.TenzrError, match=r"shapes \(3,\), \(4,\) do not broadcast together"):
+        tz.broadcast_shapes((3,), (4,))

@@ -11,7 +11,7 @@ from tenzr import numpy_api as tnp
 from tenzr.core import Array, check_arguments, promote
 from tenzr.scipy import special
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
 
 def logpdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Array:
@@ -27,6 +27,28 @@ def logpdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Array:
 def pdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Array:
     """The density at x."""
     return tnp.exp(logpdf(x, a, loc, scale))
+
+
+def cdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Array:
+    """P(X <= x): the regularized lower incomplete gamma function of the standardized x."""
+    x, a, loc, scale = promote(tnp._float(x), a, loc, scale)
+    return special.gammainc(a, tnp.maximum((x - loc) / scale, 0.0))
+
+
+def sf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Array:
+    """P(X > x), computed directly (accurate in the upper tail)."""
+    x, a, loc, scale = promote(tnp._float(x), a, loc, scale)
+    return special.gammaincc(a, tnp.maximum((x - loc) / scale, 0.0))
+
+
+def logcdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Array:
+    """log P(X <= x)."""
+    return tnp.log(cdf(x, a, loc, scale))
+
+
+def logsf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Array:
+    """log P(X > x)."""
+    return tnp.log(sf(x, a, loc, scale))
 
 
 check_arguments(globals(), "tz.scipy.stats.gamma.")

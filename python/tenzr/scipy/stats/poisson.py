@@ -10,7 +10,7 @@ from tenzr import numpy_api as tnp
 from tenzr.core import Array, check_arguments, promote
 from tenzr.scipy import special
 
-__all__ = ["logpmf", "pmf"]
+__all__ = ["cdf", "logpmf", "pmf"]
 
 
 def logpmf(k: Any, mu: Any, loc: Any = 0) -> Array:
@@ -27,6 +27,15 @@ def logpmf(k: Any, mu: Any, loc: Any = 0) -> Array:
 def pmf(k: Any, mu: Any, loc: Any = 0) -> Array:
     """P(K = k)."""
     return tnp.exp(logpmf(k, mu, loc))
+
+
+def cdf(k: Any, mu: Any, loc: Any = 0) -> Array:
+    """P(K <= k) = Q(floor(k - loc) + 1, mu), the regularized upper incomplete gamma
+    function (0 below loc)."""
+    k, mu, loc = promote(tnp._float(k), mu, loc)
+    n = tnp.floor(k - loc)
+    inside = n >= 0
+    return tnp.where(inside, special.gammaincc(tnp.where(inside, n, 0.0) + 1, mu), 0.0)
 
 
 check_arguments(globals(), "tz.scipy.stats.poisson.")
