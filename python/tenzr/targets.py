@@ -18,6 +18,11 @@ TARGET_NAMES = ("cpu", "vulkan", "cuda")
 # callers' arrays themselves (runtime.Program); same-process runs on Zen 3 showed no
 # slowdown of the generated code (MLP, CNN, chain, transformer).
 HOST_BUFFER_ALIGNMENT = 16
+SEPARATE_MULTI_USE = "--iree-dispatch-creation-fuse-multi-use=false"
+"""The last resort of every target: IREE 3.13 fuses some producers with several uses (the
+gradient of a loop's result read both inside and after it, as in tz.scipy.special.gammainc)
+into a multi-result dispatch its stream partitioner then rejects ("circular dependency:
+input operation uses partition output")."""
 
 
 @dataclass(frozen=True)
@@ -56,14 +61,14 @@ class Target:
         vector sizes"): a failed compile, then untiled matmuls at half speed. Without AVX-512,
         data tiling therefore comes alone; same process on Zen 3: MLP step 7.05 ms (fusion,
         untiled) -> 5.60 ms, transformer 65.6 -> 45.3 ms (IREE's packing microkernels also
-        avoid the failure but ran 5% slower)."""
+        avoid the failure but ran 5% slower). Every target ends with SEPARATE_MULTI_USE."""
         if self.name == "cpu":
             fusion = "--iree-dispatch-creation-enable-aggressive-fusion"
             if sh.convolution.op_name in module_text or not _has_large_matmul(module_text):
-                return ((fusion,), ())
+                return ((fusion,), (), (SEPARATE_MULTI_USE,))
             tiling = "--iree-dispatch-creation-data-tiling"
-            return ((fusion, tiling) if self.has_avx512() else (tiling,), (fusion,), ())
-        return ((),)
+            return ((fusion, tiling) if self.has_avx512() else (tiling,), (fusion,), (), (SEPARATE_MULTI_USE,))
+        return ((), (SEPARATE_MULTI_USE,))
 
     def has_avx512(self) -> bool:
         """Whether the CPU compiled for is known to have AVX-512: `+avx512f` in `cpu_features`,

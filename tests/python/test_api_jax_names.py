@@ -267,3 +267,20 @@ def test_incomplete_gamma_and_its_distributions_match_scipy_and_jax_gradients():
                     (tz.scipy.stats.poisson.cdf(np.array([-1.0, 0.0, 3.0, 4.5]), 2.2),
                      st.poisson.cdf(np.array([-1.0, 0.0, 3.0, 4.5]), 2.2))]:
         np.testing.assert_allclose(np.asarray(f), want, rtol=1e-12)
+
+
+def test_incomplete_beta_matches_scipy_jax_in_x_and_differences_in_a_and_b():
+    x = np.array([0.1, 0.5, 0.9, 0.3, 0.99, 0.0, 1.0, 0.7])
+    a = np.array([0.5, 2.0, 3.0, 30.0, 1.5, 2.0, 2.0, 100.0])
+    b = np.array([0.5, 3.0, 1.0, 40.0, 2.5, 2.0, 2.0, 60.0])
+    np.testing.assert_allclose(np.asarray(tz.scipy.special.betainc(a, b, x)), ss.betainc(a, b, x), rtol=1e-12,
+                               atol=1e-15)
+    ga, gb, gx = tz.grad(lambda a, b, x: tz.scipy.special.betainc(a, b, x).sum(), argnums=(0, 1, 2))(a, b, x)
+    np.testing.assert_allclose(np.asarray(gx), jax.grad(lambda x: jax.scipy.special.betainc(a, b, x).sum())(x),
+                               rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(np.asarray(ga), (ss.betainc(a + H, b, x) - ss.betainc(a - H, b, x)) / (2 * H), atol=1e-8)
+    np.testing.assert_allclose(np.asarray(gb), (ss.betainc(a, b + H, x) - ss.betainc(a, b - H, x)) / (2 * H), atol=1e-8)
+    y = np.array([-0.5, 0.2, 0.6, 1.5])
+    np.testing.assert_allclose(np.asarray(tz.scipy.stats.beta.cdf(y, 2.0, 3.0)), st.beta.cdf(y, 2.0, 3.0), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(tz.scipy.stats.beta.logsf(y[1:3], 2.0, 3.0)), st.beta.logsf(y[1:3], 2.0, 3.0),
+                               rtol=1e-12)

@@ -7,7 +7,7 @@ import numpy as np
 
 import tenzr as tz
 from tenzr.passes import tenzr_tile_heavy_results
-from tenzr.targets import Target
+from tenzr.targets import SEPARATE_MULTI_USE, Target
 
 TILING = "--iree-dispatch-creation-data-tiling"
 
@@ -57,10 +57,22 @@ def test_large_results_of_long_transcendental_chains_get_a_row_sum_beside_them(m
     assert row_sums_added(tz.grad(lambda x: heavy(tz, x).sum()), x) == 1
 
 
-def test_fallbacks_end_with_no_optimization_flags():
+def test_fallbacks_end_with_no_optimization_flags_then_separate_multi_use_producers():
     for text in ("", "stablehlo.convolution"):
-        assert Target().optimization_flags(text)[-1] == ()
-    assert Target("vulkan").optimization_flags("") == ((),)
+        assert Target().optimization_flags(text)[-2:] == ((), (SEPARATE_MULTI_USE,))
+    assert Target("vulkan").optimization_flags("") == ((), (SEPARATE_MULTI_USE,))
+
+
+def test_a_module_iree_partitions_wrongly_compiles_on_the_last_fallback():
+    """The vjp of gammainc at a = 1 (a loop whose result is read inside and after it) is
+    rejected by IREE 3.13 under every other flag set ("circular dependency")."""
+    x = np.array([1.5, 2.0, 0.7, 3.0])
+    tz.config.update("jax_enable_x64", True)
+    try:
+        _, back = tz.vjp(lambda x: tz.scipy.special.gammainc(1, x), x)
+        np.testing.assert_allclose(np.asarray(back(np.ones(4))[0]), np.exp(-x), rtol=1e-12)
+    finally:
+        tz.config.update("jax_enable_x64", False)
 
 
 def test_cuda_keeps_float64():

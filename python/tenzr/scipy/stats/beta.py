@@ -10,7 +10,7 @@ from tenzr import numpy_api as tnp
 from tenzr.core import Array, check_arguments, promote
 from tenzr.scipy import special
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
 
 def logpdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Array:
@@ -26,6 +26,28 @@ def logpdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Array:
 def pdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Array:
     """The density at x."""
     return tnp.exp(logpdf(x, a, b, loc, scale))
+
+
+def cdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Array:
+    """P(X <= x): the regularized incomplete beta function of the standardized x."""
+    x, a, b, loc, scale = promote(tnp._float(x), a, b, loc, scale)
+    return special.betainc(a, b, tnp.clip((x - loc) / scale, 0.0, 1.0))
+
+
+def sf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Array:
+    """P(X > x) = I_{1-y}(b, a)."""
+    x, a, b, loc, scale = promote(tnp._float(x), a, b, loc, scale)
+    return special.betainc(b, a, 1 - tnp.clip((x - loc) / scale, 0.0, 1.0))
+
+
+def logcdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Array:
+    """log P(X <= x)."""
+    return tnp.log(cdf(x, a, b, loc, scale))
+
+
+def logsf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Array:
+    """log P(X > x)."""
+    return tnp.log(sf(x, a, b, loc, scale))
 
 
 check_arguments(globals(), "tz.scipy.stats.beta.")
