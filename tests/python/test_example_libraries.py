@@ -210,3 +210,16 @@ def test_bad_layouts_and_reductions_are_clear_errors():
         tz.jit(lambda x, w: tz.lax.conv_general_dilated(x, w, (1, 1), "SAME", (2, 2), None, NHWC))(X, W)
     with pytest.raises(tz.TenzrError, match=r"dimension_numbers .* do not fit operands"):
         tz.jit(lambda a: tz.lax.dot_general(a, a, (((5,), (0,)), ((), ()))))(np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("name, args", [("ConvTranspose", (4, (3, 3), (2, 2), "SAME")),
+                                        ("Conv1DTranspose", (4, (3,), (2,), "VALID")),
+                                        ("GeneralConv", (("NCHW", "OIHW", "NHWC"), 4, (2, 3)))])
+def test_convolution_layers_match_jax_stax_in_shape_and_value(name, args):
+    x = RNG.normal(size=(2, 5, 3) if name == "Conv1DTranspose" else (2, 5, 5, 3))
+    init, apply = getattr(stax, name)(*args)
+    jax_init, jax_apply = getattr(jax_stax, name)(*args)
+    shape, params = init(tz.random.key(0), x.shape)
+    params = jax.tree_util.tree_map(lambda p: np.asarray(p, np.float64), params)
+    assert shape == tuple(int(d) for d in jax_init(jax.random.PRNGKey(0), x.shape)[0])
+    np.testing.assert_allclose(np.asarray(apply(params, x)), np.asarray(jax_apply(params, x)), rtol=1e-12, atol=1e-12)

@@ -48,28 +48,38 @@ def _kernel_shape(rhs_spec: str, lhs_spec: str, out_chan: int, filter_shape: Seq
             for c in rhs_spec]
 
 
+def _biased_conv(dimension_numbers: tuple[str, str, str], out_chan: int, filter_shape: Sequence[int],
+                 strides: Sequence[int] | None, W_init: Callable | None, b_init: Callable,
+                 output_shape: Callable[..., Any], convolve: Callable[..., Any]) -> Layer:
+    """A convolution layer plus a bias per output channel: `output_shape(input_shape, kernel,
+    strides)` and `convolve(inputs, W, strides)` are the forward or transposed convolution's."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    strides = tuple(strides or (1,) * len(filter_shape))
+    W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
+
+    def init_fun(rng: Any, input_shape: Sequence[int]) -> tuple[tuple[int, ...], Any]:
+        kernel = _kernel_shape(rhs_spec, lhs_spec, out_chan, filter_shape, input_shape)
+        k1, k2 = random.split(rng)
+        return output_shape(input_shape, kernel, strides), (
+            W_init(k1, kernel), b_init(k2, [out_chan if c == "C" else 1 for c in out_spec]))
+
+    def apply_fun(params: Any, inputs: Any, **kwargs: Any) -> Any:
+        W, b = params
+        return convolve(inputs, W, strides) + b
+
+    return init_fun, apply_fun
+
+
 def GeneralConv(dimension_numbers: tuple[str, str, str], out_chan: int, filter_shape: Sequence[int],
                 strides: Sequence[int] | None = None, padding: Any = "VALID", W_init: Callable | None = None,
                 b_init: Callable = _TINY) -> Layer:
     """A convolution with the layouts `dimension_numbers` = (input, kernel, output), e.g.
     ("NHWC", "HWIO", "NHWC"), plus a bias per output channel."""
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
     one = (1,) * len(filter_shape)
-    strides = tuple(strides or one)
-    W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
-
-    def init_fun(rng: Any, input_shape: Sequence[int]) -> tuple[tuple[int, ...], Any]:
-        kernel = _kernel_shape(rhs_spec, lhs_spec, out_chan, filter_shape, input_shape)
-        output_shape = lax.conv_general_shape_tuple(input_shape, kernel, strides, padding, dimension_numbers)
-        k1, k2 = random.split(rng)
-        return output_shape, (W_init(k1, kernel), b_init(k2, [out_chan if c == "C" else 1 for c in out_spec]))
-
-    def apply_fun(params: Any, inputs: Any, **kwargs: Any) -> Any:
-        W, b = params
-        return lax.conv_general_dilated(inputs, W, strides, padding, one, one,
-                                        dimension_numbers=dimension_numbers) + b
-
-    return init_fun, apply_fun
+    return _biased_conv(
+        dimension_numbers, out_chan, filter_shape, strides, W_init, b_init,
+        lambda shape, kernel, s: lax.conv_general_shape_tuple(shape, kernel, s, padding, dimension_numbers),
+        lambda x, W, s: lax.conv_general_dilated(x, W, s, padding, one, one, dimension_numbers=dimension_numbers))
 
 
 def Conv(out_chan: int, filter_shape: Sequence[int], strides: Sequence[int] | None = None, padding: Any = "VALID",
@@ -82,21 +92,10 @@ def GeneralConvTranspose(dimension_numbers: tuple[str, str, str], out_chan: int,
                          strides: Sequence[int] | None = None, padding: Any = "VALID",
                          W_init: Callable | None = None, b_init: Callable = _TINY) -> Layer:
     """A transposed convolution (`tz.lax.conv_transpose`) plus a bias per output channel."""
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
-    strides = tuple(strides or (1,) * len(filter_shape))
-    W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
-
-    def init_fun(rng: Any, input_shape: Sequence[int]) -> tuple[tuple[int, ...], Any]:
-        kernel = _kernel_shape(rhs_spec, lhs_spec, out_chan, filter_shape, input_shape)
-        output_shape = lax.conv_transpose_shape_tuple(input_shape, kernel, strides, padding, dimension_numbers)
-        k1, k2 = random.split(rng)
-        return output_shape, (W_init(k1, kernel), b_init(k2, [out_chan if c == "C" else 1 for c in out_spec]))
-
-    def apply_fun(params: Any, inputs: Any, **kwargs: Any) -> Any:
-        W, b = params
-        return lax.conv_transpose(inputs, W, strides, padding, dimension_numbers=dimension_numbers) + b
-
-    return init_fun, apply_fun
+    return _biased_conv(
+        dimension_numbers, out_chan, filter_shape, strides, W_init, b_init,
+        lambda shape, kernel, s: lax.conv_transpose_shape_tuple(shape, kernel, s, padding, dimension_numbers),
+        lambda x, W, s: lax.conv_transpose(x, W, s, padding, dimension_numbers=dimension_numbers))
 
 
 def Conv1DTranspose(out_chan: int, filter_shape: Sequence[int], strides: Sequence[int] | None = None,

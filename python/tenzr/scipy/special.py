@@ -6,6 +6,7 @@ ops (lowered to CHLO's), the rest are built from them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -175,6 +176,11 @@ def _tiny(x: Array) -> float:
     return float(np.finfo(x.dtype).tiny) * 1e3
 
 
+def _away_from_zero(tiny: float) -> Callable[[Array], Array]:
+    """Lentz's guard: a continued fraction's partial values nearer 0 than `tiny` become tiny."""
+    return lambda v: tnp.where(tnp.abs(v) < tiny, tiny, v)
+
+
 def _lower_gamma_series(a: Array, x: Array) -> Array:
     """P(a, x) by its series x^a e^-x / Γ(a) · Σ x^n / (a (a+1) ... (a+n)), for x < a + 1."""
     def step(_: Any, carry: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
@@ -189,10 +195,7 @@ def _lower_gamma_series(a: Array, x: Array) -> Array:
 
 def _upper_gamma_fraction(a: Array, x: Array) -> Array:
     """Q(a, x) by its continued fraction (modified Lentz), for x >= a + 1."""
-    tiny = _tiny(x)
-
-    def guard(v: Array) -> Array:
-        return tnp.where(tnp.abs(v) < tiny, tiny, v)
+    guard = _away_from_zero(_tiny(x))
 
     def step(_: Any, carry: tuple[Array, ...]) -> tuple[Array, ...]:
         i, b, c, d, h = carry
@@ -205,7 +208,7 @@ def _upper_gamma_fraction(a: Array, x: Array) -> Array:
 
     b = x + 1 - a
     d = 1 / guard(b)
-    _, _, _, _, h = control.fori_loop(0, _TERMS, step, (tnp.zeros_like(x), b, tnp.full_like(x, 1 / tiny), d, d))
+    _, _, _, _, h = control.fori_loop(0, _TERMS, step, (tnp.zeros_like(x), b, tnp.full_like(x, 1 / _tiny(x)), d, d))
     return h * tnp.exp(xlogy(a, x) - x - gammaln(a))
 
 
@@ -234,10 +237,7 @@ def gammaincc(a: Any, x: Any) -> Array:
 
 def _beta_fraction(a: Array, b: Array, x: Array) -> Array:
     """The continued fraction of I_x(a, b) (modified Lentz), converging for x < (a+1)/(a+b+2)."""
-    tiny = _tiny(x)
-
-    def guard(v: Array) -> Array:
-        return tnp.where(tnp.abs(v) < tiny, tiny, v)
+    guard = _away_from_zero(_tiny(x))
 
     def step(_: Any, carry: tuple[Array, ...]) -> tuple[Array, ...]:
         m, c, d, h = carry
