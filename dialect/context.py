@@ -119,28 +119,18 @@ def module_body(module: ir.Operation) -> ir.Block:
     return module.regions[0].blocks[0]
 
 
-def _children(parent: ir.Operation, keep) -> list[ir.Operation]:
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op == parent:
-            return ir.WalkResult.ADVANCE
-        if keep(op):
-            found.append(op)
-        return ir.WalkResult.SKIP
-
-    parent.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
+def _children(parent: ir.Operation) -> list[ir.Operation]:
+    return [op.operation for region in parent.regions for block in region.blocks for op in block.operations]
 
 
 def body_ops(func: ir.Operation) -> list[ir.Operation]:
     """The top-level ops of a function body, in order (nested regions are not entered)."""
-    return _children(func, lambda op: True)
+    return _children(func)
 
 
 def functions(module: ir.Operation) -> dict[str, ir.Operation]:
     """The module's `func.func` ops by symbol name."""
-    return {f.attributes["sym_name"].value: f for f in _children(module, lambda op: op.name == "func.func")}
+    return {f.attributes["sym_name"].value: f for f in _children(module) if f.name == "func.func"}
 
 
 def _defining_op(value: ir.Value) -> ir.Operation | None:

@@ -307,25 +307,25 @@ class OpDef:
                 fail(f"result #{i} has type {got}, but the op's rule gives {want}")
         return op
 
-    def view(self, operation: ir.Operation) -> Op:
+    def view(self, operation: ir.Operation, outputs: list[ir.Value] | None = None) -> Op:
         """The decoded op of `operation` already verified (a pass's input): attributes are
-        decoded (defaults filled in) but no rule is checked again."""
+        decoded (defaults filled in) but no rule is checked again. `outputs`, when the
+        caller has them, are its results."""
         operands = list(operation.operands)
         specs = [spec_of_type(v.type) for v in operands]
-        outputs = list(operation.results)
+        outputs = list(operation.results) if outputs is None else outputs
         results = [spec_of_type(r.type) for r in outputs]
-        attributes = operation.attributes
         rank = specs[0].rank if specs else results[0].rank if results else 0  # type: ignore[union-attr]
         values: dict[str, Any] = {}
-        for attr in self.attrs:
-            if attr.name in attributes:
-                values[attr.name] = attr.kind.normalize(attr.kind.decode(attributes[attr.name], rank), rank)
-            else:
-                default = attr.default(rank) if isinstance(attr.default, PerDim) else attr.default
-                values[attr.name] = attr.kind.normalize(default, rank)
-        if self.open_attrs:
-            known = {a.name for a in self.attrs}
-            values.update({name: attributes[name] for name in attributes if name not in known})
+        if self.attrs or self.open_attrs:
+            attributes = dict(operation.attributes.items())
+            for attr in self.attrs:
+                found = attributes.get(attr.name)
+                values[attr.name] = (_decoded(attr, found, rank) if found is not None
+                                     else _default(attr, rank))
+            if self.open_attrs:
+                known = {a.name for a in self.attrs}
+                values.update({name: value for name, value in attributes.items() if name not in known})
         return Op(self, operands, specs, values, results, operation.location, results,  # type: ignore[arg-type]
                   outputs, operation=operation)
 
@@ -355,6 +355,19 @@ class OpDef:
             self.name, results=[ir_type(s) for s in op.results], operands=list(operands), attributes=encoded
         )
         return operation.result if len(op.results) == 1 else list(operation.results)
+
+
+@functools.lru_cache(maxsize=4096)
+def _decoded(attr: Attr, value: ir.Attribute, rank: int) -> Any:
+    """A verified attribute's value (attributes are immutable and uniqued, so the decoded
+    value is kept)."""
+    return attr.kind.normalize(attr.kind.decode(value, rank), rank)
+
+
+@functools.lru_cache(maxsize=4096)
+def _default(attr: Attr, rank: int) -> Any:
+    default = attr.default(rank) if isinstance(attr.default, PerDim) else attr.default
+    return attr.kind.normalize(default, rank)
 
 
 def _attribute(operation: ir.Operation, name: str) -> ir.Attribute:
@@ -394,6 +407,7 @@ def splat_constant(value: float | int | bool, spec: TensorSpec) -> ir.Attribute:
 @on_context_eviction
 def _evict(kept: set[ir.Context]) -> None:
     _splat.cache_clear()
+    _decoded.cache_clear()
 
 
 @functools.lru_cache(maxsize=4096)

@@ -127,7 +127,6 @@ _ELEMENT_FACTORIES = {
 # of the uniqued storage, so both caches stay small (one entry per distinct type).
 _to_ir: dict[tuple[ir.Context, TensorSpec], ir.Type] = {}
 _from_ir: dict[ir.Type, TensorSpec | None] = {}
-_UNSEEN = object()
 
 
 @on_context_eviction
@@ -154,9 +153,10 @@ def ir_type(spec: TensorSpec) -> ir.Type:
 
 def spec_of_type(type_: ir.Type) -> TensorSpec | None:
     """The TensorSpec of an MLIR type, or None when it is not a static tenzr tensor type."""
-    spec = _from_ir.get(type_, _UNSEEN)
-    if spec is not _UNSEEN:
-        return spec  # type: ignore[return-value]
+    try:
+        return _from_ir[type_]
+    except KeyError:
+        pass
     spec = None
     if isinstance(type_, ir.RankedTensorType) and type_.has_static_shape:
         element = str(type_.element_type)
@@ -168,7 +168,11 @@ def spec_of_type(type_: ir.Type) -> TensorSpec | None:
 
 def spec_of(value: ir.Value) -> TensorSpec:
     """The TensorSpec of a value known to have a tenzr tensor type."""
-    spec = spec_of_type(value.type)
+    type_ = value.type
+    try:
+        spec = _from_ir[type_]
+    except KeyError:
+        spec = spec_of_type(type_)
     if spec is None:
         raise ValueError(f"{value.type} is not a statically shaped tensor of a tenzr element type")
     return spec

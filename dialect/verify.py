@@ -11,15 +11,17 @@ from tenzr.dialect.ops import OPS
 
 
 def tenzr_ops(root: ir.Operation) -> list[ir.Operation]:
-    """Every `tenzr.*` op nested in `root`, in program order."""
+    """Every `tenzr.*` op nested in `root`, in program order, the ops in a region before the
+    op that holds it (as MLIR's post-order walk)."""
     found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name.startswith(PREFIX):
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit)
+    for region in root.regions:
+        for block in region.blocks:
+            for view in block.operations:
+                op = view.operation
+                if len(op.regions):
+                    found.extend(tenzr_ops(op))
+                if op.name.startswith(PREFIX):
+                    found.append(op)
     return found
 
 

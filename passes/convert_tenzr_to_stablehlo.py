@@ -27,7 +27,7 @@ def lower_operation(operation: ir.Operation) -> None:
     if len(values) != len(op.results):
         raise TenzrError(f"lowering of '{operation.name}' gave {len(values)} values for {len(op.results)} results",
                          operation.location)
-    for result, value in zip(operation.results, values, strict=True):
+    for result, value in zip(op.outputs, values, strict=True):
         if result.type != value.type:
             raise TenzrError(f"lowering of '{operation.name}' gave {value.type} for result type {result.type}",
                              operation.location)

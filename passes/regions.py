@@ -30,7 +30,7 @@ def name_of(func: ir.Operation) -> str:
 
 
 def has_uses(value: Value) -> bool:
-    return any(True for _ in value.uses)
+    return next(iter(value.uses), None) is not None
 
 
 def set_results(func: ir.Operation, results: Sequence[Value]) -> None:
@@ -158,20 +158,26 @@ def dce(ops: Sequence[ir.Operation]) -> None:
     die here, and so do the cotangents a rule computes for an operand that turns out not to
     need one."""
     for op in reversed(ops):
-        if len(op.results) and _is_pure(op) and not any(has_uses(r) for r in op.results):
-            op.erase()
+        # (uses first: nearly every op has some, and asking is the cheapest test here)
+        for result in op.results:
+            if next(iter(result.uses), None) is not None:
+                break
+        else:
+            if len(op.results) and _is_pure(op):
+                op.erase()
 
 
 def dce_everywhere(func: ir.Operation) -> None:
     """`dce` in every block of `func`, inner regions first (then an op whose region no
     longer uses a value lets that value die too)."""
-    blocks: list[ir.Block] = []
+    for region in func.regions:
+        for block in region.blocks:
+            _dce_block(block)
 
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        for region in op.regions:
-            blocks.extend(region.blocks)
-        return ir.WalkResult.ADVANCE
 
-    func.walk(visit, ir.WalkOrder.PRE_ORDER)
-    for block in reversed(blocks):
-        dce([op.operation for op in block.operations][:-1])
+def _dce_block(block: ir.Block) -> None:
+    ops = [op.operation for op in block.operations]
+    for op in ops:
+        if len(op.regions):
+            dce_everywhere(op)
+    dce(ops[:-1])

@@ -70,13 +70,13 @@ def builds(name: str) -> Callable[[Callable], Builder]:
 
 def create(name: str, results: Sequence[TensorSpec], operands: Sequence[Value],
            attributes: dict[str, ir.Attribute] | None = None, regions: int = 0) -> ir.Operation:
-    return ir.Operation.create(name, results=[ir_type(r) for r in results], operands=list(operands),
+    return ir.Operation.create(name, results=[ir_type(r) for r in results], operands=operands,
                                attributes=attributes, regions=regions)
 
 
 def _one(name: str, result: TensorSpec, operands: Sequence[Value],
          attributes: dict[str, ir.Attribute] | None = None) -> Value:
-    return create(name, [result], operands, attributes).result
+    return ir.Operation.create(name, results=[ir_type(result)], operands=operands, attributes=attributes).result
 
 
 # --------------------------------------------------------------------------- elementwise
@@ -105,7 +105,8 @@ def _elementwise(name: str, *, transcendental: bool = False) -> Builder:
         TRANSCENDENTAL.add(name)
 
     def emit(*operands: Value) -> Value:
-        return _one(name, spec(operands[-1]), operands)  # select's condition comes first
+        # (the result has the type of the last operand: select's condition comes first)
+        return ir.Operation.create(name, results=[operands[-1].type], operands=operands).result
 
     emit.__name__ = name.removeprefix("stablehlo.")
     emit.__doc__ = f"`{name}` on operands of one shape."
@@ -291,8 +292,10 @@ def broadcast_in_dim(x: Value, shape: Sequence[int], dims: Sequence[int]) -> Val
 
 def broadcast_to(x: Value, shape: Sequence[int]) -> Value:
     """NumPy broadcast of `x` to `shape` (right-aligned)."""
-    rank = spec(x).rank
-    return broadcast_in_dim(x, shape, range(len(shape) - rank, len(shape)))
+    s = spec(x)
+    if s.shape == tuple(shape):
+        return x
+    return broadcast_in_dim(x, shape, range(len(shape) - s.rank, len(shape)))
 
 
 @builds("stablehlo.reshape")

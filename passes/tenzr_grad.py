@@ -142,53 +142,64 @@ class Sweep(RegionDriver):
     def accumulate(self, value: Value, ct: Value, source: str) -> None:
         if value not in self.active:
             return
-        target = spec_of(value)
-        got = sh.spec(ct)
-        if got.dtype != target.dtype or got.rank < target.rank:
-            raise TenzrError(f"internal error: the VJP rule of '{source}' gave a {got} cotangent for a {target} "
-                             "operand")
-        ct = unbroadcast(ct, target)
+        if ct.type != value.type:  # (the common case, equal types, needs no further look)
+            target = spec_of(value)
+            got = sh.spec(ct)
+            if got.dtype != target.dtype or got.rank < target.rank:
+                raise TenzrError(f"internal error: the VJP rule of '{source}' gave a {got} cotangent for a "
+                                 f"{target} operand")
+            ct = unbroadcast(ct, target)
         previous = self.adjoints.get(value)
         self.adjoints[value] = ct if previous is None else sh.add(previous, ct)
 
     def visit(self, op: ir.Operation) -> None:
-        cts = [self.adjoints.pop(r, None) for r in op.results]
+        outputs = list(op.results)
+        cts = [self.adjoints.pop(r, None) for r in outputs]
         if all(c is None for c in cts):
             return
         rule = VJP_RULES.get(op.name)
-        operands = list(op.operands)
-        grads: Sequence[Value | None]
-        with op.location:
-            if op.name == "func.call" and CHECKPOINT in callee_of(op, self.funcs).attributes:
-                grads = self._checkpoint_vjp(op, cts)
-            elif op.name == "func.call" and CUSTOM_JVP in callee_of(op, self.funcs).attributes:
-                grads = self._custom_jvp_vjp(op, cts)
-            elif op.name == "func.call":
-                grads = self._custom_call_vjp(op, cts)
-            elif rule is NO_DERIVATIVE:
-                return
-            elif rule is not None:
-                decoded = view(self.recomputed.get(op, op))
-                decoded.wanted = tuple(v in self.active for v in operands)
-                decoded.seeded = tuple(c is not None for c in cts)
-                decoded.driver = self
+        if rule is NO_DERIVATIVE:
+            return
+        if rule is None:
+            operands, location = list(op.operands), op.location
+        else:
+            copy = self.recomputed.get(op)
+            decoded = view(op, outputs) if copy is None else view(copy)
+            # (a recomputed copy's operands are copies too; cotangents go to op's)
+            operands = decoded.operands if copy is None else list(op.operands)
+            location = decoded.location
+            decoded.wanted = tuple([v in self.active for v in operands])
+            decoded.seeded = tuple([c is not None for c in cts])
+            decoded.driver = self
+        with location:
+            if rule is None:
+                grads = list(self._vjp_without_rule(op, cts))
+            else:
                 ct = cts[0] if len(cts) == 1 else tuple(c if c is not None else sh.zeros(s)
                                                         for c, s in zip(cts, decoded.results, strict=True))
-                grads = rule(decoded, ct)  # type: ignore[operator]
-            elif len(op.regions):
-                raise TenzrError(f"'{op.name}' op has no gradient rule (tenzr-grad differentiates control flow "
-                                 "written as tenzr.while or tenzr.case, or StableHLO's while, case and if), but it "
-                                 "lies on a differentiated path", op.location)
-            else:
-                raise TenzrError(f"'{op.name}' op has no gradient rule, but it lies on a differentiated path",
-                                 op.location)
-            grads = list(grads)
+                grads = list(rule(decoded, ct))  # type: ignore[operator]
             if len(grads) != len(operands):
                 raise TenzrError(f"internal error: the VJP rule of '{op.name}' returned {len(grads)} cotangents for "
-                                 f"{len(operands)} operands", op.location)
+                                 f"{len(operands)} operands", location)
             for value, grad in zip(operands, grads, strict=True):
                 if grad is not None:
                     self.accumulate(value, grad, op.name)
+
+    def _vjp_without_rule(self, op: ir.Operation, cts: list[Value | None]) -> Sequence[Value | None]:
+        """The operands' cotangents of a call (by the callee's custom rule, or by
+        recomputing a checkpointed body); any other op without a rule is an error."""
+        if op.name == "func.call":
+            callee = callee_of(op, self.funcs)
+            if CHECKPOINT in callee.attributes:
+                return self._checkpoint_vjp(op, cts)
+            if CUSTOM_JVP in callee.attributes:
+                return self._custom_jvp_vjp(op, cts)
+            return self._custom_call_vjp(op, cts)
+        if len(op.regions):
+            raise TenzrError(f"'{op.name}' op has no gradient rule (tenzr-grad differentiates control flow written "
+                             "as tenzr.while or tenzr.case, or StableHLO's while, case and if), but it lies on a "
+                             "differentiated path", op.location)
+        raise TenzrError(f"'{op.name}' op has no gradient rule, but it lies on a differentiated path", op.location)
 
     # --- the region API (with RegionDriver's)
 
@@ -318,15 +329,18 @@ def rematerialize(forward: list[ir.Operation], arguments: Sequence[Value]) -> di
 def activity(forward: list[ir.Operation], wrt: Sequence[Value], outputs: Sequence[Value]) -> set[Value]:
     """Values that depend on `wrt` (varied) and reach `outputs` (useful). An op with regions
     depends on the values its regions use from outside it as on its operands."""
-    inputs = {op: [*op.operands, *captured_values(op)] for op in forward}
     varied = set(wrt)
+    graph = []  # (inputs, results) of the ops that vary
     for op in forward:
-        if _differentiable(op) and any(v in varied for v in inputs[op]):
-            varied.update(r for r in op.results if (s := spec_of_type(r.type)) is not None and s.is_inexact)
-    useful = {v for v in outputs if v in varied}
-    for op in reversed(forward):
-        if any(r in useful for r in op.results):
-            useful.update(v for v in inputs[op] if v in varied)
+        inputs = [*op.operands, *captured_values(op)] if len(op.regions) else list(op.operands)
+        if not varied.isdisjoint(inputs) and _differentiable(op):
+            results = [r for r in op.results if (s := spec_of_type(r.type)) is not None and s.is_inexact]
+            varied.update(results)
+            graph.append((inputs, results))
+    useful = varied.intersection(outputs)
+    for inputs, results in reversed(graph):
+        if not useful.isdisjoint(results):
+            useful.update(varied.intersection(inputs))
     return useful
 
 

@@ -165,13 +165,14 @@ def splat_value(value: ir.Value) -> float | int | bool | None:
     return elements.get_splat_value().value if elements.is_splat else None
 
 
-def view(operation: ir.Operation) -> Op:
-    """The decoded op of `operation`, which the verifier has already accepted."""
+def view(operation: ir.Operation, outputs: list[ir.Value] | None = None) -> Op:
+    """The decoded op of `operation`, which the verifier has already accepted (`outputs`,
+    when the caller has them, are its results)."""
     opdef = OPS.get(operation.name)
     if opdef is not None:
-        return opdef.view(operation)
+        return opdef.view(operation, outputs)
     operands = list(operation.operands)
-    outputs = list(operation.results)
+    outputs = list(operation.results) if outputs is None else outputs
     # (None for an operand or result that is not a tensor, as an i1 condition of scf.if)
     specs: list[Any] = [spec_of_type(v.type) for v in operands]
     results: list[Any] = [spec_of_type(r.type) for r in outputs]
