@@ -151,8 +151,11 @@ class PerDim:
         return (self.value,) * max(rank - self.skip, 0)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Attr:
+    """One declared attribute of an op (compared and hashed by identity: decoded values are
+    kept per declaration)."""
+
     name: str
     kind: AttrKind
     default: Any = REQUIRED
