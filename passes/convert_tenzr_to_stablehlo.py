@@ -21,7 +21,7 @@ from tenzr.passes.views import view
 def lower_operation(operation: ir.Operation) -> None:
     """Replaces one (verified) tenzr op by its StableHLO lowering."""
     op = view(operation)
-    with op.location, ir.InsertionPoint(operation):
+    with operation.location, ir.InsertionPoint(operation):
         out = LOWERINGS[operation.name](op)
     values = [out] if isinstance(out, ir.Value) else list(out)
     if len(values) != len(op.results):
