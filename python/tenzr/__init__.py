@@ -197,12 +197,14 @@ from tenzr.numpy_lib import (
 from tenzr.passes.custom_ops import register_custom_op
 from tenzr.targets import Target
 from tenzr.transforms import (
+    ClosedJaxpr,
     checkpoint,
     clear_caches,
     custom_vjp,
     eval_shape,
     grad,
     jit,
+    make_jaxpr,
     remat,
     trace,
     value_and_grad,

@@ -372,6 +372,60 @@ def eval_shape(fn: Callable, *args: Any, **kwargs: Any) -> Any:
         return unflatten(traced.out_tree, [ShapeDtype(s.shape, numpy_dtype(s.dtype)) for s in traced.result_specs])
 
 
+class ClosedJaxpr:  # JAX's name
+    """The traced program `tz.make_jaxpr` gives: printing it shows its tenzr module (where
+    JAX prints its jaxpr); `in_avals` and `out_avals` are the flat arguments' and results'
+    `tz.ShapeDtypeStruct`s. Constants are part of the module, so `consts` is empty."""
+
+    consts: tuple = ()
+
+    def __init__(self, text: str, in_avals: list[ShapeDtype], out_avals: list[ShapeDtype]):
+        self.text, self.in_avals, self.out_avals = text, in_avals, out_avals
+
+    def pretty_print(self, **options: Any) -> str:
+        return self.text
+
+    def __str__(self) -> str:
+        return self.text
+
+    __repr__ = __str__
+
+
+def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (), axis_env: Any = None,
+               return_shape: bool = False, abstracted_axes: Any = None) -> Callable[..., Any]:
+    """JAX's `make_jaxpr`: a function that traces `fun` on its arguments (arrays or
+    shape-dtype pytrees; those at `static_argnums` are fixed, as in `tz.jit`) and returns
+    the `ClosedJaxpr` (with `return_shape=True`, also the result's shapes as a pytree of
+    `tz.ShapeDtypeStruct`). Nothing is compiled or run.
+
+    >>> print(tz.make_jaxpr(lambda x: tz.exp(x))(np.zeros(2, np.float32)))  # doctest: +ELLIPSIS
+    module {
+      func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {
+        %0 = "tenzr.exp"(%arg0) : (tensor<2xf32>) -> tensor<2xf32>
+    ...
+    """
+    if axis_env is not None or abstracted_axes is not None:
+        raise TenzrError("make_jaxpr: axis_env and abstracted_axes are not supported (Tenzr has no named axes "
+                         "and traces static shapes)")
+    jitted = jit(fun, static_argnums=static_argnums)
+    name = function_name(jitted.fn)
+
+    @functools.wraps(jitted.fn)
+    @api_boundary
+    def make(*args: Any, **kwargs: Any) -> Any:
+        traceable, *traced_args = jitted._bound(args, kwargs)
+        with _TRACING, context(), ir.Location.unknown():
+            t = Trace(new_module())
+            traced = trace_into(t, traceable.trace_call, tuple(traced_args), "main" if name == "<lambda>" else name)
+            text = str(t.module)
+        in_avals, out_avals = ([ShapeDtype(s.shape, numpy_dtype(s.dtype)) for s in specs]
+                               for specs in (traced.arg_specs, traced.result_specs))
+        jaxpr = ClosedJaxpr(text, in_avals, out_avals)
+        return (jaxpr, unflatten(traced.out_tree, out_avals)) if return_shape else jaxpr
+
+    return make
+
+
 # --------------------------------------------------------------------------- differentiation
 
 

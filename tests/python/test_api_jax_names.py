@@ -171,6 +171,28 @@ def test_eval_shape_traces_without_compiling():
     assert repr(out["n"]) == "ShapeDtypeStruct(shape=(), dtype=float32)"
 
 
+def test_make_jaxpr_matches_jaxs_signature():
+    def f(x, w, scale):
+        return {"y": tz.tanh(x @ w) * scale, "n": x.sum()}
+
+    def jf(x, w, scale):
+        return {"y": jnp.tanh(x @ w) * scale, "n": x.sum()}
+
+    x, w = np.ones((4, 3)), np.ones((3, 2), np.float32)
+    ours, shape = tz.make_jaxpr(f, static_argnums=2, return_shape=True)(x, w, 2.0)
+    theirs, jax_shape = jax.make_jaxpr(jf, static_argnums=2, return_shape=True)(x, w, 2.0)
+    assert [(a.shape, np.dtype(a.dtype)) for a in ours.in_avals] == [(a.shape, a.dtype) for a in theirs.in_avals]
+    assert [(a.shape, np.dtype(a.dtype)) for a in ours.out_avals] == [(a.shape, a.dtype) for a in theirs.out_avals]
+    assert jax.tree_util.tree_structure(shape) == jax.tree_util.tree_structure(jax_shape)
+    assert {k: (v.shape, np.dtype(v.dtype)) for k, v in shape.items()} == \
+        {k: (v.shape, v.dtype) for k, v in jax_shape.items()}
+    # the static scale is part of the program, not an argument; printing shows the module
+    assert len(ours.in_avals) == 2 and '"tenzr.tanh"' in str(ours) and str(ours) == ours.pretty_print()
+    assert str(tz.make_jaxpr(f, static_argnums=2)(x, w, 3.0)) != str(ours)
+    with pytest.raises(tz.TenzrError, match="axis_env"):
+        tz.make_jaxpr(f, axis_env=[("i", 2)])
+
+
 def test_dtype_names_are_numpys():
     assert tz.float32 == np.float32 and np.dtype(tz.float64) == np.float64 and tz.int32 == np.int32
     assert tz.zeros(2, tz.int32).dtype == np.int32
