@@ -8,6 +8,7 @@ a shape error names the line that caused it.
 from __future__ import annotations
 
 import functools
+import operator
 import os
 import sys
 import threading
@@ -602,15 +603,26 @@ def spec_of_leaf(x: Any) -> TensorSpec:
 
 def shape_tuple(shape: Any) -> tuple[int, ...]:
     """A shape given as an int or a sequence of ints (entries may be -1, as reshape takes)."""
-    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
-        return (int(shape),)
+    if _index(shape) is not None:
+        return (_index(shape),)  # type: ignore[return-value]
     try:
-        dims = tuple(shape)
+        dims = tuple(_index(d) for d in shape)
     except TypeError:
-        dims = None
-    if dims is None or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in dims):
+        dims = (None,)
+    if None in dims:
         raise TenzrError(f"a shape must be an int or a sequence of ints, got {shape!r}", user_location())
-    return tuple(int(d) for d in dims)
+    return dims  # type: ignore[return-value]
+
+
+def _index(value: Any) -> int | None:
+    """An int, or an object NumPy takes for one (`__index__`: NumPy integers, 0-d integer
+    arrays); None for anything else (bools, floats, traced arrays)."""
+    if isinstance(value, (bool, np.bool_, Array)):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
 
 
 def array_shape(shape: Any) -> tuple[int, ...]:

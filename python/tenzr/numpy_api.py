@@ -542,7 +542,16 @@ def sum(x: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = Fals
     return _reduce(T.reduce_sum, x, axis, keepdims)
 
 
-def prod(x: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
+def prod(x: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
+    """The product over `axis` (None: all). The product of a tuple or list of numbers (a
+    shape, say) is NumPy's, a number known while tracing, so it can size a reshape."""
+    if isinstance(x, (tuple, list)) and all(isinstance(d, (int, float, np.number)) for d in x):
+        return np.prod(x, axis=axis, dtype=dtype, keepdims=keepdims)  # type: ignore[return-value]
+    x = asarray(x)
+    if x.spec.dtype == "i1":
+        x = astype(x, np.int32)
+    if dtype is not None:
+        x = astype(x, dtype)
     return _reduce(T.reduce_prod, x, axis, keepdims)
 
 
@@ -576,8 +585,8 @@ def min(x: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
 amax, amin = max, min
 
 
-def mean(x: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
-    x = _float(x)
+def mean(x: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
+    x = _float(x) if dtype is None else astype(x, dtype)
     count = math.prod(x.shape[a] for a in _axes(axis, x.ndim))
     return sum(x, axis, keepdims=keepdims) / float(count)
 

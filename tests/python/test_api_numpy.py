@@ -361,3 +361,20 @@ def test_broadcast_arrays_and_shapes_match_numpy():
     assert tz.broadcast_shapes((3, 1), (4,), ()) == np.broadcast_shapes((3, 1), (4,), ()) == (3, 4)
     with pytest.raises(tz.TenzrError, match=r"shapes \(3,\), \(4,\) do not broadcast together"):
         tz.broadcast_shapes((3,), (4,))
+
+
+def test_shape_arithmetic_as_numpy_code_writes_it():
+    """autograd-era NumPy code: `np.prod` of a shape sizes a reshape inside the traced
+    function, shapes may hold 0-d integer arrays, and prod/mean take NumPy's dtype=."""
+    def flatten(x):
+        return x.reshape((x.shape[0], tz.prod(x.shape[1:])))
+
+    x = np.arange(24.0).reshape(2, 3, 4)
+    np.testing.assert_array_equal(tz.jit(flatten)(x), x.reshape(2, 12))
+    assert tz.prod([16, 4.0, 4.0], dtype=int) == np.prod([16, 4.0, 4.0], dtype=int) == 256
+    np.testing.assert_array_equal(tz.jit(lambda v: tz.reshape(v, (np.array(2), np.int64(3))))(np.arange(6.0)),
+                                  np.arange(6.0).reshape(2, 3))
+    assert tz.prod(np.array([2, 3]), dtype=np.float32).dtype == np.float32
+    assert tz.mean(np.arange(4), dtype=np.float64).dtype == np.float64 and tz.mean(np.arange(4)) == 1.5
+    with pytest.raises(tz.TenzrError, match="a shape must be an int or a sequence of ints"):
+        tz.reshape(np.arange(6.0), (2.0, 3))

@@ -41,6 +41,58 @@ def test_convolutions_match_scipy_and_their_gradients_match_jax(f, mode, s1, s2)
         np.testing.assert_allclose(np.asarray(g), np.asarray(jg), rtol=1e-12, atol=1e-12)
 
 
+def _autograd_convolve(a, b, axes, dot_axes, mode):
+    """autograd's generalized convolve, from SciPy: one N-d convolution per kept index of
+    each operand, summed over the contracted index."""
+    conv_a, conv_b = axes
+    (dot_a, dot_b) = dot_axes
+    kept_a = [i for i in range(a.ndim) if i not in [*conv_a, *dot_a]]
+    kept_b = [i for i in range(b.ndim) if i not in [*conv_b, *dot_b]]
+    a_ = np.transpose(a, kept_a + list(dot_a) + list(conv_a))
+    b_ = np.transpose(b, kept_b + list(dot_b) + list(conv_b))
+    ka, kb, nd = a_.shape[:len(kept_a)], b_.shape[:len(kept_b)], a_.shape[len(kept_a):len(kept_a) + len(dot_a)]
+    out = None
+    for ia in np.ndindex(*ka):
+        for ib in np.ndindex(*kb):
+            value = sum(ss.convolve(a_[ia][d], b_[ib][d], mode) for d in np.ndindex(*nd))
+            if out is None:
+                out = np.zeros((*ka, *kb, *value.shape))
+            out[ia + ib] = value
+    return out
+
+
+# autograd's own generalized cases (its test_scipy.py), and a LeNet layer
+AXES_CASES = [((4, 3), (3, 2), ([0], [0]), ([], []), "full"), ((4, 3), (3, 2), ([1], [1]), ([], []), "valid"),
+              ((4, 3), (3, 2), ([0], [1]), ([], []), "valid"), ((4, 3), (3, 2), ([1], [0]), ([], []), "full"),
+              ((4, 3), (3, 2), ([1, 0], [1, 0]), ([], []), "valid"),
+              ((3, 3, 2), (3, 2, 3), ([1], [1]), ([0], [2]), "full"),
+              ((3, 3, 2), (3, 2, 3), ([1], [1]), ([0], [0]), "valid"),
+              ((2, 1, 8, 7), (1, 3, 3, 2), ([2, 3], [2, 3]), ([1], [0]), "valid")]
+
+
+@pytest.mark.parametrize("s1, s2, axes, dot_axes, mode", AXES_CASES, ids=[str(c) for c in AXES_CASES])
+def test_autograds_generalized_convolve(s1, s2, axes, dot_axes, mode):
+    a, b = RNG.normal(size=s1), RNG.normal(size=s2)
+    want = _autograd_convolve(a, b, axes, dot_axes, mode)
+    got = np.asarray(tz.scipy.signal.convolve(a, b, axes=axes, dot_axes=dot_axes, mode=mode))
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    w = RNG.normal(size=want.shape)
+    grads = tz.grad(lambda x, y: (tz.scipy.signal.convolve(x, y, axes=axes, dot_axes=dot_axes, mode=mode) * w).sum(),
+                    argnums=(0, 1))(a, b)
+    for k, (g, x) in enumerate(zip(grads, (a, b), strict=True)):  # central differences of the SciPy form (linear)
+        fd = np.zeros_like(x)
+        for i in np.ndindex(*x.shape):
+            step = np.zeros_like(x)
+            step[i] = 1e-3
+            args = [a, b]
+            args[k] = x + step
+            up = (_autograd_convolve(*args, axes, dot_axes, mode) * w).sum()
+            args[k] = x - step
+            fd[i] = (up - (_autograd_convolve(*args, axes, dot_axes, mode) * w).sum()) / 2e-3
+        np.testing.assert_allclose(np.asarray(g), fd, rtol=1e-8, atol=1e-9)
+
+
 @pytest.mark.parametrize("f", ["convolve", "correlate", "convolve2d", "correlate2d"])
 def test_complex_convolutions_match_scipy(f):
     a = RNG.normal(size=(3, 4)) + 1j * RNG.normal(size=(3, 4))
@@ -73,6 +125,10 @@ def test_bad_convolutions_are_clear_errors():
         tz.scipy.signal.convolve2d(a, a, boundary="wrap")
     with pytest.raises(tz.TenzrError, match="inputs must be 2-dimensional"):
         tz.scipy.signal.correlate2d(np.ones(3), np.ones(2))
+    with pytest.raises(tz.TenzrError, match=r"do not pair axes of shapes \(3, 4\) and \(3, 4\)"):
+        tz.scipy.signal.convolve(a, a, axes=([0], [0]), dot_axes=([1], [0]))
+    with pytest.raises(tz.TenzrError, match="larger along every convolved axis"):
+        tz.scipy.signal.convolve(a, np.ones((4, 3)), axes=([0, 1], [0, 1]), mode="valid")
 
 
 def test_trapezoid_matches_numpy_and_jax():

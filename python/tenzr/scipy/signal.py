@@ -7,6 +7,7 @@ every method computes the same direct sum.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from tenzr import lax
@@ -14,7 +15,7 @@ from tenzr import numpy_api as tnp
 from tenzr.core import Array, check_arguments, emit, promote, user_location
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
-from tenzr.numpy_lib import conj, imag, real
+from tenzr.numpy_lib import conj, imag, real, tensordot
 
 __all__ = ["convolve", "convolve2d", "correlate", "correlate2d"]
 
@@ -76,11 +77,61 @@ def _check_2d(in1: Any, in2: Any, boundary: str, fillvalue: Any, name: str) -> t
     return in1, in2
 
 
-def convolve(in1: Any, in2: Any, mode: str = "full", method: str = "auto", precision: Any = None) -> Array:
+def convolve(in1: Any, in2: Any, mode: str = "full", method: str = "auto", precision: Any = None, *,
+             axes: Any = None, dot_axes: Any = ((), ())) -> Array:
     """The N-d convolution of in1 and in2 (equal ranks): 'full' (every overlap), 'valid'
-    (full overlaps only) or 'same' (in1's shape, centred)."""
+    (full overlaps only) or 'same' (in1's shape, centred).
+
+    `axes=(axes1, axes2)` and `dot_axes=(dots1, dots2)` are autograd's generalization (not
+    SciPy's or JAX's): in1's `axes1` are convolved with in2's `axes2` ('full' or 'valid'),
+    `dots1` contracted with `dots2`, and every other axis kept, the result holding in1's
+    kept axes, then in2's, then the convolved ones (a layer of a convolutional network is
+    `convolve(images, filters, axes=([2, 3], [2, 3]), dot_axes=([1], [0]), mode='valid')`).
+    """
     _check_method(method, "convolve")
-    return _convolve_nd(in1, in2, mode, "convolve")
+    if axes is None and not any(dot_axes):
+        return _convolve_nd(in1, in2, mode, "convolve")
+    return _convolve_axes(tnp.asarray(in1), tnp.asarray(in2), axes, dot_axes, mode)
+
+
+def _convolve_axes(a: Array, b: Array, axes: Any, dot_axes: Any, mode: str) -> Array:
+    a, b = promote(a, b)
+    if a.spec.is_complex:
+        raise TenzrError("convolve: axes= and dot_axes= take real inputs", user_location())
+    if not a.is_float:
+        a, b = tnp._float(a), tnp._float(b)
+    conv_a, conv_b = ([*range(a.ndim)], [*range(b.ndim)]) if axes is None else (list(axes[0]), list(axes[1]))
+    dot_a, dot_b = list(dot_axes[0]), list(dot_axes[1])
+    if mode not in ("full", "valid") or len(conv_a) != len(conv_b) or len(dot_a) != len(dot_b) or \
+            [a.shape[i] for i in dot_a] != [b.shape[i] for i in dot_b]:
+        raise TenzrError(f"convolve: axes {axes} and dot_axes {dot_axes} (mode {mode!r}) do not pair axes of "
+                         f"shapes {a.shape} and {b.shape} ('full' or 'valid', axes of equal sizes contracted)",
+                         user_location())
+    kept_a = [i for i in range(a.ndim) if i not in conv_a + dot_a]
+    kept_b = [i for i in range(b.ndim) if i not in conv_b + dot_b]
+    if not conv_a:
+        return tensordot(a, b, (dot_a, dot_b))
+    sizes_a, sizes_b = [a.shape[i] for i in conv_a], [b.shape[i] for i in conv_b]
+    swap = mode == "valid" and not all(m >= n for m, n in zip(sizes_a, sizes_b, strict=True))
+    if swap and not all(m <= n for m, n in zip(sizes_a, sizes_b, strict=True)):
+        raise TenzrError(f"convolve: in 'valid' mode one input must be larger along every convolved axis, got sizes "
+                         f"{sizes_a} and {sizes_b}", user_location())
+
+    def as_conv_operand(x: Array, kept: list[int], dots: list[int], conv: list[int]) -> Array:
+        """x as [kept, contracted, convolved...] (NCHW and OIHW alike)."""
+        moved = tnp.transpose(x, kept + dots + conv)
+        return tnp.reshape(moved, (math.prod(x.shape[i] for i in kept), math.prod(x.shape[i] for i in dots),
+                                   *(x.shape[i] for i in conv)))
+
+    image, kernel = as_conv_operand(a, kept_a, dot_a, conv_a), as_conv_operand(b, kept_b, dot_b, conv_b)
+    if swap:
+        image, kernel = kernel, image
+    spatial = range(2, image.ndim)
+    padding = [(0, 0) if mode == "valid" else (kernel.shape[d] - 1, kernel.shape[d] - 1) for d in spatial]
+    out = lax.conv_general_dilated(image, tnp.flip(kernel, tuple(spatial)), (1,) * len(padding), padding)
+    if swap:
+        out = tnp.swapaxes(out, 0, 1)
+    return tnp.reshape(out, (*(a.shape[i] for i in kept_a), *(b.shape[i] for i in kept_b), *out.shape[2:]))
 
 
 def correlate(in1: Any, in2: Any, mode: str = "full", method: str = "auto", precision: Any = None) -> Array:
