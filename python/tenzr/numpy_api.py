@@ -546,7 +546,7 @@ def prod(x: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = Fal
     """The product over `axis` (None: all). The product of a tuple or list of numbers (a
     shape, say) is NumPy's, a number known while tracing, so it can size a reshape."""
     if isinstance(x, (tuple, list)) and all(isinstance(d, (int, float, np.number)) for d in x):
-        return np.prod(x, axis=axis, dtype=dtype, keepdims=keepdims)  # type: ignore[return-value]
+        return np.prod(x, axis=axis, dtype=dtype, keepdims=keepdims)
     x = asarray(x)
     if x.spec.dtype == "i1":
         x = astype(x, np.int32)
