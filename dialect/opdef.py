@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import numpy as np
@@ -165,32 +165,64 @@ class Attr:
 # --------------------------------------------------------------------------- ops
 
 
-@dataclass
 class Op:
     """A decoded op: what verifiers, lowerings and transformation rules read. Tenzr ops are
-    decoded by their OpDef; others (StableHLO) by `tenzr.passes.views`, with `opdef` None."""
+    decoded by their OpDef; others (StableHLO) by `tenzr.passes.views`, with `opdef` None.
 
-    opdef: OpDef | None
-    operands: list[ir.Value]
-    specs: list[TensorSpec]
-    attrs: dict[str, Any]
-    given: list[TensorSpec]
-    """Result types written in the IR (or passed to a builder); rules of ops whose result type
-    is chosen by the user read them."""
-    location: ir.Location | None = None
-    results: list[TensorSpec] = field(default_factory=list)
-    outputs: list[ir.Value] = field(default_factory=list)
-    """The result values, when the op exists in IR."""
-    wanted: tuple[bool, ...] = ()
-    """During differentiation: which operands need a cotangent (empty means all)."""
-    seeded: tuple[bool, ...] = ()
-    """During differentiation: which results have a cotangent (empty means all); the
-    driver passes zeros for the others."""
-    operation: ir.Operation | None = None
-    """The op in IR (None while it is being built): rules of region ops read its regions."""
-    driver: Any = None
-    """During a transformation: its driver, which rules of region ops ask to transform
-    their regions (see `passes.regions.RegionDriver`)."""
+    `specs` and `results` are the operands' and results' types; `given` the result types
+    written in the IR (or passed to a builder), which rules of ops whose result type the
+    user chooses read; `outputs` the result values, when the op exists in IR. A view of an
+    op in IR reads the types from it when a rule first asks (passes read most ops' types
+    through the emitter instead). During a transformation: `wanted` (which operands need a
+    cotangent, empty meaning all), `seeded` (which results have a cotangent, empty meaning
+    all; the driver passes zeros for the others), `driver` (which rules of region ops ask to
+    transform their regions, see `passes.regions.RegionDriver`). `operation` is the op in IR
+    (None while it is being built): rules of region ops read its regions.
+    """
+
+    __slots__ = (
+        "_given",
+        "_results",
+        "_specs",
+        "attrs",
+        "driver",
+        "location",
+        "opdef",
+        "operands",
+        "operation",
+        "outputs",
+        "seeded",
+        "wanted",
+    )
+
+    def __init__(self, opdef: OpDef | None, operands: list[ir.Value], specs: list[TensorSpec] | None,
+                 attrs: dict[str, Any], given: list[TensorSpec] | None, location: ir.Location | None = None,
+                 results: list[TensorSpec] | None = None, outputs: list[ir.Value] | None = None,
+                 wanted: tuple[bool, ...] = (), seeded: tuple[bool, ...] = (),
+                 operation: ir.Operation | None = None, driver: Any = None):
+        self.opdef, self.operands, self._specs, self.attrs, self._given = opdef, operands, specs, attrs, given
+        self.location, self._results, self.outputs = location, results, [] if outputs is None else outputs
+        self.wanted, self.seeded, self.operation, self.driver = wanted, seeded, operation, driver
+
+    @property
+    def specs(self) -> list[TensorSpec]:
+        if self._specs is None:
+            self._specs = [spec_of_type(v.type) for v in self.operands]  # type: ignore[misc]
+        return self._specs
+
+    @property
+    def results(self) -> list[TensorSpec]:
+        if self._results is None:
+            self._results = [spec_of_type(r.type) for r in self.outputs]  # type: ignore[misc]
+        return self._results
+
+    @results.setter
+    def results(self, value: list[TensorSpec]) -> None:
+        self._results = value
+
+    @property
+    def given(self) -> list[TensorSpec]:
+        return self.results if self._given is None else self._given
 
     @property
     def result(self) -> TensorSpec:
@@ -315,12 +347,11 @@ class OpDef:
         decoded (defaults filled in) but no rule is checked again. `outputs`, when the
         caller has them, are its results."""
         operands = list(operation.operands)
-        specs = [spec_of_type(v.type) for v in operands]
         outputs = list(operation.results) if outputs is None else outputs
-        results = [spec_of_type(r.type) for r in outputs]
-        rank = specs[0].rank if specs else results[0].rank if results else 0  # type: ignore[union-attr]
-        values: dict[str, Any] = {}
+        op = Op(self, operands, None, {}, None, operation.location, None, outputs, operation=operation)
         if self.attrs or self.open_attrs:
+            rank = op.specs[0].rank if operands else op.results[0].rank if outputs else 0
+            values = op.attrs
             attributes = dict(operation.attributes.items())
             for attr in self.attrs:
                 found = attributes.get(attr.name)
@@ -329,8 +360,7 @@ class OpDef:
             if self.open_attrs:
                 known = {a.name for a in self.attrs}
                 values.update({name: value for name, value in attributes.items() if name not in known})
-        return Op(self, operands, specs, values, results, operation.location, results,  # type: ignore[arg-type]
-                  outputs, operation=operation)
+        return op
 
     # --- building IR
 

@@ -326,22 +326,19 @@ def rematerialize(forward: list[ir.Operation], arguments: Sequence[Value]) -> di
     return copies
 
 
-def activity(forward: list[ir.Operation], wrt: Sequence[Value], outputs: Sequence[Value]) -> set[Value]:
-    """Values that depend on `wrt` (varied) and reach `outputs` (useful). An op with regions
-    depends on the values its regions use from outside it as on its operands."""
+def activity(forward: list[ir.Operation], wrt: Sequence[Value]) -> set[Value]:
+    """The values that depend on `wrt` and carry derivatives (floating point). An op with
+    regions depends on the values its regions use from outside it as on its operands.
+
+    Cotangents flow back from the seeded outputs only, so a value of this set gets one only
+    if it also reaches an output: the sweep, seeded there, differentiates exactly the values
+    that vary and matter."""
     varied = set(wrt)
-    graph = []  # (inputs, results) of the ops that vary
     for op in forward:
         inputs = [*op.operands, *captured_values(op)] if len(op.regions) else list(op.operands)
         if not varied.isdisjoint(inputs) and _differentiable(op):
-            results = [r for r in op.results if (s := spec_of_type(r.type)) is not None and s.is_inexact]
-            varied.update(results)
-            graph.append((inputs, results))
-    useful = varied.intersection(outputs)
-    for inputs, results in reversed(graph):
-        if not useful.isdisjoint(results):
-            useful.update(varied.intersection(inputs))
-    return useful
+            varied.update(r for r in op.results if (s := spec_of_type(r.type)) is not None and s.is_inexact)
+    return varied
 
 
 # --------------------------------------------------------------------------- the transform
@@ -388,10 +385,9 @@ def differentiate(module: ir.Operation, name: str, wrt: Sequence[int] = (), mode
         else:
             seeds = [sh.full(_spec(ftype.results[i]), 1) if i in seeded else None for i in range(len(outputs))]
         wrt_args = [args[i] for i in wrt]
-        seeded_outputs = [v for v, s in zip(outputs, seeds, strict=True) if s is not None]
         # (Without forward outputs to return, nothing is computed twice: IREE fuses it all.)
         recomputed = rematerialize(forward, args) if recompute and mode != "grad" else {}
-        sweep = Sweep(module, funcs, activity(forward, wrt_args, seeded_outputs), recomputed)
+        sweep = Sweep(module, funcs, activity(forward, wrt_args), recomputed)
         for value, seed in zip(outputs, seeds, strict=True):
             if seed is not None:
                 sweep.accumulate(value, seed, "the seed")

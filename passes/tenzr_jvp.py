@@ -151,8 +151,7 @@ class Push(RegionDriver):
         emitted = [o.operation for o in block.operations]
         for o in emitted:
             o.move_before(anchor)
-        seeded = [g for g in grads if g is not None]
-        sweep = Sweep(self.module, self.funcs, activity(emitted, list(placeholders.values()), seeded))
+        sweep = Sweep(self.module, self.funcs, activity(emitted, list(placeholders.values())))
         for g, t in zip(grads, inputs, strict=True):
             if g is not None and t is not None:
                 sweep.accumulate(g, t, op.name)

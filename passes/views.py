@@ -24,7 +24,6 @@ from tenzr.dialect import ops as T
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.ops import OPS
-from tenzr.dialect.types import spec_of_type
 from tenzr.passes import stablehlo as sh
 
 
@@ -173,14 +172,14 @@ def view(operation: ir.Operation, outputs: list[ir.Value] | None = None) -> Op:
         return opdef.view(operation, outputs)
     operands = list(operation.operands)
     outputs = list(operation.results) if outputs is None else outputs
-    # (None for an operand or result that is not a tensor, as an i1 condition of scf.if)
-    specs: list[Any] = [spec_of_type(v.type) for v in operands]
-    results: list[Any] = [spec_of_type(r.type) for r in outputs]
     attrs = {name: _decoded(operation, name) for name in operation.attributes}
+    # (its types are read when a rule asks: None for an operand or result that is not a
+    # tensor, as an i1 condition of scf.if)
+    op = Op(None, operands, None, attrs, None, operation.location, None, outputs, operation=operation)
     if operation.name in _COMBINED:
         attrs["combiner"] = _combiner(operation)
     if operation.name in (sh.reduce_window.op_name, sh.select_and_scatter_add.op_name):
-        attrs["window"] = _window(attrs, len(specs[0].shape))
+        attrs["window"] = _window(attrs, len(op.specs[0].shape))
     if operation.name == sh.select_and_scatter_add.op_name:
         attrs["select"], attrs["combiner"] = _selector(operation), _combiner(operation, 1)
-    return Op(None, operands, specs, attrs, results, operation.location, results, outputs, operation=operation)
+    return op

@@ -18,7 +18,8 @@ from tenzr.passes.rules import Cotangents, Lowering, Tangents, bilinear, jvp, li
 
 def broadcast_operands(op: Op) -> list[Value]:
     """The operands, each broadcast (NumPy rules) to the result shape."""
-    return [sh.broadcast_to(v, op.result.shape) for v in op.operands]
+    shape = op.result.shape
+    return [v if s.shape == shape else sh.broadcast_to(v, shape) for v, s in zip(op.operands, op.specs, strict=True)]
 
 
 def _scalar(value: float, like: Value) -> Value:
