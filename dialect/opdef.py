@@ -426,7 +426,7 @@ def _spec_or_fail(type_: ir.Type, what: str) -> TensorSpec:
 def dense_constant(array: np.ndarray, spec: TensorSpec) -> ir.Attribute:
     """A DenseElementsAttr holding `array` (splat when uniform) with type `spec`."""
     array = np.asarray(array)
-    if array.size and _is_uniform(array):
+    if array.size and is_uniform(array):
         return splat_constant(array.flat[0].item(), spec)
     data = np.ascontiguousarray(np.broadcast_to(array, spec.shape), dtype=numpy_dtype(spec.dtype))
     return ir.DenseElementsAttr.get(data, type=ir_type(spec).element_type, shape=list(spec.shape))
@@ -452,7 +452,7 @@ def _splat(context: ir.Context, spec: TensorSpec, spelling: str, value: float | 
     return ir.DenseElementsAttr.get_splat(ir_type(spec), scalar)
 
 
-def _is_uniform(array: np.ndarray) -> bool:
+def is_uniform(array: np.ndarray) -> bool:
     """Whether every element has the same bits (so -0.0 differs from 0.0, and NaN equals
     itself). Broadcast axes (stride 0) are looked at once, not copied out."""
     core = array[tuple(0 if stride == 0 else slice(None) for stride in array.strides)]

@@ -24,7 +24,7 @@ from tenzr.dialect import ops as T
 from tenzr.dialect.context import make_context
 from tenzr.dialect.diagnostics import TenzrError, is_own_file
 from tenzr.dialect.ir_imports import ir
-from tenzr.dialect.opdef import OpDef, VerifyError, dense_constant
+from tenzr.dialect.opdef import OpDef, VerifyError, dense_constant, is_uniform
 from tenzr.dialect.types import (
     COMPLEX_TYPES,
     ELEMENT_TYPES,
@@ -33,6 +33,7 @@ from tenzr.dialect.types import (
     TensorSpec,
     complex_dtype,
     element_type_of,
+    ir_type,
     numpy_dtype,
     real_dtype,
     spec_of,
@@ -171,6 +172,22 @@ class Trace:
 
     module: ir.Operation
     names: set[str] = field(default_factory=set)
+    hoisted: list[np.ndarray] | None = None
+    """When a list (a transformation called on arrays outside `jit`, which traces on every
+    call, as JAX's do): the floating-point NumPy arrays met while tracing (not uniform ones)
+    become arguments of the outermost function, after its own, their values kept here in
+    order. The compiled program then depends on their shapes only, so a function that
+    draws new values on each call (NumPy's random numbers, say) reuses it with them."""
+    root: Frame | None = None
+    """The outermost function's frame, once tracing has begun."""
+
+    def hoist(self, array: np.ndarray, spec: TensorSpec) -> Array:
+        """`array` as a new argument of the outermost function (see `hoisted`)."""
+        assert self.root is not None and self.hoisted is not None
+        out = Array(self.root.block.add_argument(ir_type(spec), ir.Location.unknown()))
+        out._frame = self.root  # (functions traced inside it capture it, as any of its arrays)
+        self.hoisted.append(array)
+        return out
 
     def fresh_name(self, base: str) -> str:
         base = "".join(c if c.isalnum() or c == "_" else "_" for c in base) or "fn"
@@ -417,6 +434,10 @@ def constant(value: Any, dtype: str | None = None, weak: bool = False) -> Array:
     spec = TensorSpec(array.shape, name)
     check_fits(spec, "a constant")
     array = array.astype(numpy_dtype(name), copy=False)
+    trace = current_trace()
+    if trace is not None and trace.hoisted is not None and spec.is_float and array.size > 1 and \
+            not is_uniform(array):
+        return trace.hoist(array, spec)
     with user_location():
         if spec.is_complex:  # two real constants: the bindings cannot read complex attributes back
             part = spec.with_dtype(real_dtype(name))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import hashlib
 import inspect
 import threading
 import time
@@ -100,6 +101,7 @@ def trace_into(trace: Trace, fn: Callable, args: tuple, name: str,
     def body(values: list[ir.Value]) -> list[ir.Value]:
         with function_frame(ir.InsertionPoint.current.block) as frame:
             frames.append(frame)
+            trace.root = trace.root or frame
             out = fn(*unflatten(in_tree, [Array(v) for v in values]))
             if wrap_output is not None:
                 out = wrap_output(out)
@@ -167,22 +169,63 @@ _TRACING = threading.RLock()
 """Held while building IR: every trace of the process shares one MLIR context."""
 
 
+def _trace_main(fn: Callable, args: tuple, hoist: bool = False) -> tuple[Trace, Traced]:
+    """Traces `fn(*args)` as `@main` of a new module (hoisting NumPy arrays into arguments,
+    see `Trace.hoisted`, when asked). Call with `_TRACING` held, in the tracing context."""
+    trace = Trace(new_module(), {"main"}, hoisted=[] if hoist else None)
+    with phase("trace"):
+        traced = trace_into(trace, fn, args, "main")
+    traced.func.attributes["sym_name"] = ir.StringAttr.get("main")
+    return trace, traced
+
+
+def _lower(trace: Trace, target: Target) -> str:
+    """The StableHLO text of a traced module. Only `@main` stays public: IREE then inlines
+    the rest and compiles no entry points nobody calls (less code to generate), and
+    functions left unused after differentiation are dropped."""
+    for name, func in functions(trace.module).items():
+        if name != "main":
+            func.attributes["sym_visibility"] = ir.StringAttr.get("private")
+    with phase("lowering"):
+        run_pipeline(trace.module, parse_pipeline("builtin.module(symbol-dce)"), verify_each=False)
+        lower_to_stablehlo(trace.module, target)
+        return str(trace.module)
+
+
 def _lower_main(fn: Callable, args: tuple, target: Target) -> tuple[Traced, str]:
-    """Traces `fn(*args)` as `@main` and lowers it to StableHLO text. Only `@main` stays
-    public: IREE then inlines the rest and compiles no entry points nobody calls (less
-    code to generate), and functions left unused after differentiation are dropped."""
+    """Traces `fn(*args)` as `@main` and lowers it to StableHLO text."""
     with _TRACING, context(), ir.Location.unknown():
-        trace = Trace(new_module(), {"main"})
-        with phase("trace"):
-            traced = trace_into(trace, fn, args, "main")
-        traced.func.attributes["sym_name"] = ir.StringAttr.get("main")
-        for name, func in functions(trace.module).items():
-            if name != "main":
-                func.attributes["sym_visibility"] = ir.StringAttr.get("private")
-        with phase("lowering"):
-            run_pipeline(trace.module, parse_pipeline("builtin.module(symbol-dce)"), verify_each=False)
-            lower_to_stablehlo(trace.module, target)
-            return traced, str(trace.module)
+        trace, traced = _trace_main(fn, args)
+        return traced, _lower(trace, target)
+
+
+_RETRACED: dict[tuple, Compiled] = {}
+"""Programs of transformations that trace on every call, by their traced module."""
+
+
+def run_retraced(fn: Callable, args: tuple, target: Target) -> Any:
+    """`fn(*args)` as JAX's grad, jvp or vmap run outside jit: the Python function runs on
+    every call (its side effects happen, NumPy random draws are new, globals are read
+    again), and the compiled program is reused when the traced program is the same. NumPy
+    arrays met while tracing are the program's inputs (`Trace.hoisted`), so new values of
+    them need no new compile."""
+    leaves, _ = flatten(args)
+    with _TRACING, context(), ir.Location.unknown():
+        _PHASES.clear()
+        trace, traced = _trace_main(fn, args, hoist=True)
+        hoisted = trace.hoisted or []
+        key = (hashlib.sha256(str(trace.module).encode()).digest(), target, config.state())
+        found = _RETRACED.get(key)
+        if found is None:
+            text = _lower(trace, target)
+            timings = dict(_PHASES)
+    if found is None:
+        start = time.perf_counter()
+        program, source = load_program(text, target)
+        timings["iree"] = time.perf_counter() - start
+        specs = [*(spec_of_leaf(leaf) for leaf in leaves), *(spec_of_leaf(a) for a in hoisted)]
+        found = _RETRACED[key] = Compiled(program, traced.out_tree, specs, timings, source)
+    return found([*leaves, *hoisted])
 
 
 _KEY_LOCKS: dict[tuple, threading.Lock] = {}
@@ -228,6 +271,7 @@ def clear_caches() -> None:
     from tenzr.runtime import close_devices
 
     _COMPILED.clear()
+    _RETRACED.clear()
     forget_loaded()
     close_devices()
     gc.collect()  # IREE's SystemContext refers to itself (through its bound modules)
@@ -237,6 +281,10 @@ class Traceable:
     """A function that compiles when called on arrays and inlines when traced."""
 
     target: Target
+    staged = False
+    """Whether the Python function runs once per input signature, its program reused for
+    every call of that signature (`jit`, as JAX's), rather than on every call (grad, jvp,
+    vmap ... outside jit: `run_retraced`)."""
 
     def trace_call(self, *args: Any) -> Any:
         raise NotImplementedError
@@ -249,6 +297,8 @@ class Traceable:
         leaves, in_tree = flatten(args)
         if current_trace() is not None or any(isinstance(leaf, Array) for leaf in leaves):
             return self.trace_call(*args)
+        if not self.staged:
+            return run_retraced(self.trace_call, args, self.target)
         found = _COMPILED.get(_cache_key(self.cache_key(), leaves, in_tree, self.target))
         return (found or self.compiled(*args))(leaves)
 
@@ -276,6 +326,8 @@ class jit(Traceable):  # JAX's name
     >>> f(np.zeros(3, np.float32))
     array([2., 2., 2.], dtype=float32)
     """
+
+    staged = True
 
     def __init__(self, fn: Callable, target: str | Target = "cpu", static_argnums: int | Sequence[int] = (),
                  static_argnames: str | Sequence[str] = ()):
@@ -343,6 +395,8 @@ def _static_arguments(fn: Callable, nums: int | Sequence[int], names: str | Sequ
 
 class _Specialized(Traceable):
     """A jitted function with its static arguments fixed: called on (traced args, kwargs)."""
+
+    staged = True
 
     def __init__(self, outer: jit, fixed: tuple, count: int):
         self.outer, self.fixed, self.count, self.target = outer, fixed, count, outer.target

@@ -434,3 +434,32 @@ def test_grad_through_an_inner_sgd_step_matches_finite_differences():
     np.testing.assert_allclose(g_lr, (meta_np(lr + H, w) - meta_np(lr - H, w)) / (2 * H), rtol=1e-6)
     numeric = [(meta_np(lr, w + H * e) - meta_np(lr, w - H * e)) / (2 * H) for e in np.eye(3)]
     np.testing.assert_allclose(g_w, numeric, rtol=1e-6, atol=1e-9)
+
+
+def test_grad_runs_the_function_on_every_call_as_jax_does():
+    """Outside jit, grad (like JAX's) runs the Python function on each call: a NumPy random
+    draw inside it is new every time, a global it reads is read again. The NumPy arrays it
+    meets are inputs of one compiled program, reused for new values; jit traces once per
+    signature, as JAX's jit."""
+    from tenzr.transforms import _RETRACED
+
+    rs, ref = np.random.RandomState(0), np.random.RandomState(0)
+    scale = {"now": 2.0}
+
+    def loss(w):
+        samples = rs.standard_normal((50, 3))
+        return (tz.tanh(samples * w) ** 2).sum() * scale["now"]
+
+    def numpy_loss(w, samples):
+        return (np.tanh(samples * w) ** 2).sum() * scale["now"]
+
+    w = np.array([0.3, -0.7, 1.1])
+    g = tz.grad(loss)
+    before = len(_RETRACED)
+    for now in (2.0, 2.0, -1.0):
+        scale["now"] = now
+        samples = ref.standard_normal((50, 3))
+        np.testing.assert_allclose(g(w), numeric_grad(lambda v: numpy_loss(v, samples), w), rtol=1e-7, atol=1e-8)
+    assert len(_RETRACED) - before == 2  # one program per scale value; new samples reuse it
+    jitted = tz.jit(loss)
+    assert np.array_equal(jitted(w), jitted(w))  # traced once: the draw is part of the program
