@@ -203,17 +203,26 @@ _RETRACED: dict[tuple, Compiled] = {}
 """Programs of transformations that trace on every call, by their traced module."""
 
 
-def run_retraced(fn: Callable, args: tuple, target: Target) -> Any:
-    """`fn(*args)` as JAX's grad, jvp or vmap run outside jit: the Python function runs on
-    every call (its side effects happen, NumPy random draws are new, globals are read
-    again), and the compiled program is reused when the traced program is the same. NumPy
-    arrays met while tracing are the program's inputs (`Trace.hoisted`), so new values of
-    them need no new compile."""
+def run_retraced(fn: Callable, args: tuple, target: Target,
+                 replay: list[np.ndarray] | None = None) -> tuple[Any, list[np.ndarray]]:
+    """(`fn(*args)`, the NumPy arrays it met) as JAX's grad, jvp or vmap run outside jit:
+    the Python function runs on every call (its side effects happen, NumPy random draws are
+    new, globals are read again), and the compiled program is reused when the traced
+    program is the same. NumPy arrays met while tracing are the program's inputs
+    (`Trace.hoisted`), so new values of them need no new compile. With `replay` (the arrays
+    an earlier run met), those values are used instead: `tz.vjp`'s pullback runs the
+    function again and must see what its forward saw."""
     leaves, _ = flatten(args)
     with _TRACING, context(), ir.Location.unknown():
         _PHASES.clear()
         trace, traced = _trace_main(fn, args, hoist=True)
         hoisted = trace.hoisted or []
+        if replay is not None:
+            if [(a.shape, a.dtype) for a in replay] != [(a.shape, a.dtype) for a in hoisted]:
+                raise TenzrError(f"vjp: '{function_name(fn)}' met other NumPy arrays when run again for the "
+                                 "pullback than when run for its value (a data-dependent Python branch?); call "
+                                 "tz.vjp again")
+            hoisted = replay
         key = (hashlib.sha256(str(trace.module).encode()).digest(), target, config.state())
         found = _RETRACED.get(key)
         if found is None:
@@ -225,7 +234,7 @@ def run_retraced(fn: Callable, args: tuple, target: Target) -> Any:
         timings["iree"] = time.perf_counter() - start
         specs = [*(spec_of_leaf(leaf) for leaf in leaves), *(spec_of_leaf(a) for a in hoisted)]
         found = _RETRACED[key] = Compiled(program, traced.out_tree, specs, timings, source)
-    return found([*leaves, *hoisted])
+    return found([*leaves, *hoisted]), hoisted
 
 
 _KEY_LOCKS: dict[tuple, threading.Lock] = {}
@@ -298,7 +307,7 @@ class Traceable:
         if current_trace() is not None or any(isinstance(leaf, Array) for leaf in leaves):
             return self.trace_call(*args)
         if not self.staged:
-            return run_retraced(self.trace_call, args, self.target)
+            return run_retraced(self.trace_call, args, self.target)[0]
         found = _COMPILED.get(_cache_key(self.cache_key(), leaves, in_tree, self.target))
         return (found or self.compiled(*args))(leaves)
 
@@ -616,14 +625,21 @@ def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool
 
 
 class _Pullback(Traceable):
-    def __init__(self, fn: Callable, primals: tuple, out_tree: TreeDef, target: Target):
+    def __init__(self, fn: Callable, primals: tuple, out_tree: TreeDef, target: Target,
+                 seen: list[np.ndarray] | None):
         self.fn, self.primals, self.out_tree, self.target = fn, primals, out_tree, target
+        self.seen = seen
+        """The NumPy arrays `fn` met when run for its value (None while tracing)."""
 
     def cache_key(self) -> Any:
         return ("vjp", self.fn)
 
+    @api_boundary
     def __call__(self, cotangent: Any) -> Any:
-        return super().__call__(self.primals, cotangent)
+        if self.seen is None or current_trace() is not None or \
+                any(isinstance(leaf, Array) for leaf in flatten(cotangent)[0]):
+            return super().__call__(self.primals, cotangent)
+        return run_retraced(self.trace_call, (self.primals, cotangent), self.target, replay=self.seen)[0]
 
     def trace_call(self, primals: tuple, cotangent: Any) -> tuple:
         trace = current_trace()
@@ -660,8 +676,11 @@ def vjp(fn: Callable, *primals: Any, target: str | Target = "cpu") -> tuple[Any,
     (array([3., 6.], dtype=float32),)
     """
     target = as_target(target)
-    out = jit(fn, target)(*primals)
-    return out, _Pullback(fn, primals, flatten(out)[1], target)
+    if current_trace() is not None or any(isinstance(leaf, Array) for leaf in flatten(primals)[0]):
+        out = jit(fn, target)(*primals)
+        return out, _Pullback(fn, primals, flatten(out)[1], target, None)
+    out, seen = run_retraced(fn, primals, target)
+    return out, _Pullback(fn, primals, flatten(out)[1], target, seen)
 
 
 # --------------------------------------------------------------------------- custom rules

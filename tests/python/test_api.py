@@ -459,7 +459,29 @@ def test_grad_runs_the_function_on_every_call_as_jax_does():
     for now in (2.0, 2.0, -1.0):
         scale["now"] = now
         samples = ref.standard_normal((50, 3))
-        np.testing.assert_allclose(g(w), numeric_grad(lambda v: numpy_loss(v, samples), w), rtol=1e-7, atol=1e-8)
+        np.testing.assert_allclose(g(w), numeric_grad(lambda v, s=samples: numpy_loss(v, s), w), rtol=1e-7, atol=1e-8)
     assert len(_RETRACED) - before == 2  # one program per scale value; new samples reuse it
     jitted = tz.jit(loss)
     assert np.array_equal(jitted(w), jitted(w))  # traced once: the draw is part of the program
+
+
+def test_vjp_pullback_sees_the_draws_of_its_forward():
+    """tz.vjp runs the function for its value; its pullback runs it again (a difference from
+    JAX, whose vjp runs it once) but with the NumPy arrays the first run met, so value and
+    cotangents agree; a new tz.vjp draws again."""
+    rs = np.random.RandomState(1)
+    drawn = []
+
+    def f(w):
+        drawn.append(rs.standard_normal(4))
+        return tz.sin(w * drawn[-1])
+
+    w = np.linspace(0.1, 0.4, 4)
+    for _ in range(2):
+        y, pullback = tz.vjp(f, w)
+        s = drawn[-1]
+        np.testing.assert_allclose(y, np.sin(w * s), rtol=1e-12)
+        for _ in range(2):
+            (g,) = pullback(np.ones(4))
+            np.testing.assert_allclose(g, np.cos(w * s) * s, rtol=1e-12)
+    assert not np.array_equal(drawn[0], drawn[3])
