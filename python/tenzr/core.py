@@ -231,8 +231,11 @@ class Frame:
     closure, like `x` in `jit(lambda x, w: grad(lambda w: f(x, w))(w))`) become extra
     arguments of this function, appended after its own; the caller passes them on."""
 
-    def __init__(self, block: ir.Block):
+    def __init__(self, block: ir.Block, sealed: bool = False):
         self.block = block
+        self.sealed = sealed
+        """A function that may not close over arrays (custom rules): NumPy arrays met in it
+        stay constants (`Trace.hoisted`)."""
         self.captured: dict[ir.Value, tuple[Array, ir.Value]] = {}
 
     def capture(self, outer: Array) -> ir.Value:
@@ -254,9 +257,9 @@ def current_frame() -> Frame | None:
 
 
 @contextmanager
-def function_frame(block: ir.Block) -> Iterator[Frame]:
+def function_frame(block: ir.Block, sealed: bool = False) -> Iterator[Frame]:
     """Traces into `block`'s function until the context ends."""
-    frame = Frame(block)
+    frame = Frame(block, sealed)
     _STATE.frames.append(frame)
     try:
         yield frame
@@ -436,7 +439,7 @@ def constant(value: Any, dtype: str | None = None, weak: bool = False) -> Array:
     array = array.astype(numpy_dtype(name), copy=False)
     trace = current_trace()
     if trace is not None and trace.hoisted is not None and spec.is_float and array.size > 1 and \
-            not is_uniform(array):
+            not is_uniform(array) and not any(frame.sealed for frame in _STATE.frames):
         return trace.hoist(array, spec)
     with user_location():
         if spec.is_complex:  # two real constants: the bindings cannot read complex attributes back

@@ -346,7 +346,7 @@ class custom_jvp(Traceable):  # JAX's name
             if [a.spec for a in leaves] != outer.arg_specs or flatten(args)[1] != outer.in_tree:
                 return self.fn(*args)
             return unflatten(outer.out_tree, call_function(outer.name, leaves, outer.result_types))
-        primal = trace_into(trace, self.fn, args, fname)
+        primal = trace_into(trace, self.fn, args, fname, sealed=True)
         if primal.captures:
             raise TenzrError(f"custom_jvp function '{fname}' uses traced arrays it does not take as arguments (a "
                              "closure); pass them as arguments", def_location(self.fn))
@@ -371,7 +371,7 @@ class custom_jvp(Traceable):  # JAX's name
         examples = tuple(leaves) + tuple(ShapeDtype(a.shape, a.spec.dtype) for a in leaves)
         self._in_rule = primal
         try:
-            rule_traced = trace_into(trace, pushforward, examples, primal.name + "_jvp_rule")
+            rule_traced = trace_into(trace, pushforward, examples, primal.name + "_jvp_rule", sealed=True)
         finally:
             self._in_rule = None
         if rule_traced.captures:

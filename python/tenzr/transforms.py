@@ -90,16 +90,17 @@ class Traced:
 
 
 def trace_into(trace: Trace, fn: Callable, args: tuple, name: str,
-               wrap_output: Callable[[Any], Any] | None = None) -> Traced:
+               wrap_output: Callable[[Any], Any] | None = None, sealed: bool = False) -> Traced:
     """Traces `fn(*args)` into a new function of `trace.module`; leaves become its arguments.
-    `wrap_output` may rearrange the Python output before it is flattened."""
+    `wrap_output` may rearrange the Python output before it is flattened; a `sealed`
+    function (a custom rule) may not close over arrays (see `Frame.sealed`)."""
     leaves, in_tree = flatten(args)
     specs = [leaf.spec if isinstance(leaf, (Array, ShapeDtype)) else spec_of_leaf(leaf) for leaf in leaves]
     box: list[TreeDef] = []
     frames: list[Frame] = []
 
     def body(values: list[ir.Value]) -> list[ir.Value]:
-        with function_frame(ir.InsertionPoint.current.block) as frame:
+        with function_frame(ir.InsertionPoint.current.block, sealed) as frame:
             frames.append(frame)
             trace.root = trace.root or frame
             out = fn(*unflatten(in_tree, [Array(v) for v in values]))
@@ -718,7 +719,7 @@ class custom_vjp(Traceable):  # JAX's name
         trace = current_trace()
         assert trace is not None
         leaves = [asarray(leaf) for leaf in flatten(args)[0]]
-        primal = trace_into(trace, self.fn, args, function_name(self.fn))
+        primal = trace_into(trace, self.fn, args, function_name(self.fn), sealed=True)
         if primal.captures:
             raise TenzrError(f"custom_vjp function '{fname}' uses traced arrays it does not take as "
                              "arguments (a closure); pass them as arguments (give None as their cotangent)",
@@ -754,7 +755,7 @@ class custom_vjp(Traceable):  # JAX's name
         backward_args = tuple(leaves) + tuple(ShapeDtype(s.shape, s.dtype) for s in primal.result_specs)
         self._in_backward = True
         try:
-            backward_traced = trace_into(trace, backward, backward_args, primal.name + "_bwd")
+            backward_traced = trace_into(trace, backward, backward_args, primal.name + "_bwd", sealed=True)
         finally:
             self._in_backward = False
         if backward_traced.captures:
