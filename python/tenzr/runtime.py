@@ -234,8 +234,7 @@ class Program:
             spans.append((start, start + a.nbytes))
             args.push_ref(rt.HalBufferView(allocator.import_host_allocation(a, _HOST_MEMORY, _HOST_USAGE), a.shape,
                                            _element_type(a.dtype)))
-        out = [view.map().asarray(tuple(view.shape), _dtype_of(view.element_type))
-               for view in self._invoke(fn, args)]
+        out = [_result_array(view) for view in self._invoke(fn, args)]
         # IREE returns an input passed through (or a slice of one) as that very memory, and the
         # mapping does not keep the imported array alive: such results are copied while it is.
         return [r.copy() if _overlaps(r, spans) else r for r in out]
@@ -260,6 +259,31 @@ class Program:
 
 _HOST_MEMORY = int(rt.MemoryType.HOST_LOCAL) | int(rt.MemoryType.DEVICE_VISIBLE)
 _HOST_USAGE = int(rt.BufferUsage.DEFAULT)
+
+
+class _ResultMemory:
+    """Keeps an IREE result alive for as long as any NumPy array viewing its memory lives.
+
+    IREE's `MappedMemory.asarray` ties the mapping's lifetime to the array object it returns
+    (a keep-alive on that object), but a view of that array (a row, `a, b = result`) is based
+    on an object below it: once the returned array was dropped, the view read memory IREE
+    had freed and the next call's results overwrote (JAX's `key, subkey = split(key)` lost
+    both keys). The arrays Tenzr returns are based on this holder instead, so their views
+    keep it, and with it IREE's array, alive."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: np.ndarray):
+        self.array = array
+
+    @property
+    def __array_interface__(self) -> dict:
+        return self.array.__array_interface__
+
+
+def _result_array(view: rt.HalBufferView) -> np.ndarray:
+    """A result mapped from device memory (see `_ResultMemory`)."""
+    return np.asarray(_ResultMemory(view.map().asarray(tuple(view.shape), _dtype_of(view.element_type))))
 
 
 @functools.cache

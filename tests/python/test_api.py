@@ -485,3 +485,23 @@ def test_vjp_pullback_sees_the_draws_of_its_forward():
             (g,) = pullback(np.ones(4))
             np.testing.assert_allclose(g, np.cos(w * s) * s, rtol=1e-12)
     assert not np.array_equal(drawn[0], drawn[3])
+
+
+def test_views_of_results_outlive_the_result():
+    """A row of a result (`first, second = f(x)`, JAX's `key, subkey = split(key)`) keeps
+    its memory once the result itself is gone: later calls do not overwrite it."""
+    import gc
+
+    stacked = tz.jit(lambda x: tz.stack([x * 2, x * 3]))
+    other = tz.jit(lambda x: tz.exp(x))
+    first, second = stacked(np.ones(4, np.float32))
+    key, subkey = tz.random.split(tz.random.PRNGKey(0))
+    kept = key.copy(), subkey.copy()
+    for _ in range(3):
+        other(np.ones((2, 4), np.float32))
+        tz.exp(np.ones((2, 2), np.float32))
+        gc.collect()
+    np.testing.assert_array_equal(first, np.full(4, 2, np.float32))
+    np.testing.assert_array_equal(second, np.full(4, 3, np.float32))
+    np.testing.assert_array_equal(key, kept[0])
+    np.testing.assert_array_equal(subkey, kept[1])

@@ -223,3 +223,15 @@ def test_convolution_layers_match_jax_stax_in_shape_and_value(name, args):
     params = jax.tree_util.tree_map(lambda p: np.asarray(p, np.float64), params)
     assert shape == tuple(int(d) for d in jax_init(jax.random.PRNGKey(0), x.shape)[0])
     np.testing.assert_allclose(np.asarray(apply(params, x)), np.asarray(jax_apply(params, x)), rtol=1e-12, atol=1e-12)
+
+
+def test_stax_initializes_the_parameters_jax_does(x64):
+    """The same key gives JAX's parameters: stax splits keys per layer and Dense splits
+    again, so every layer after the first reads keys unpacked from split results."""
+    layers = (stax.Dense(16), stax.Relu, stax.Dense(8), stax.Dense(3))
+    jax_layers = (jax_stax.Dense(16), jax_stax.Relu, jax_stax.Dense(8), jax_stax.Dense(3))
+    shape, params = stax.serial(*layers)[0](tz.random.PRNGKey(5), (-1, 12))
+    jax_shape, jax_params = jax_stax.serial(*jax_layers)[0](jax.random.PRNGKey(5), (-1, 12))
+    assert shape == jax_shape
+    for ours, theirs in zip(tz.tree_util.tree_leaves(params), jax.tree_util.tree_leaves(jax_params), strict=True):
+        np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-12, atol=1e-14)
