@@ -283,7 +283,10 @@ class _ResultMemory:
 
 def _result_array(view: rt.HalBufferView) -> np.ndarray:
     """A result mapped from device memory (see `_ResultMemory`)."""
-    return np.asarray(_ResultMemory(view.map().asarray(tuple(view.shape), _dtype_of(view.element_type))))
+    mapped = view.map().asarray(tuple(view.shape), _dtype_of(view.element_type))
+    out = np.asarray(_ResultMemory(mapped))
+    # (the array interface spells ml_dtypes' bfloat16 as raw bytes)
+    return out if out.dtype == mapped.dtype else out.view(mapped.dtype)
 
 
 @functools.cache
