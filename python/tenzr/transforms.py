@@ -287,6 +287,12 @@ def clear_caches() -> None:
     gc.collect()  # IREE's SystemContext refers to itself (through its bound modules)
 
 
+def _traced_call(args: Any) -> bool:
+    """Whether a transformation called on `args` is part of a trace (inside another
+    transformation, or on traced arrays) rather than run on NumPy values."""
+    return current_trace() is not None or any(isinstance(leaf, Array) for leaf in flatten(args)[0])
+
+
 class Traceable:
     """A function that compiles when called on arrays and inlines when traced."""
 
@@ -304,11 +310,11 @@ class Traceable:
 
     @api_boundary
     def __call__(self, *args: Any) -> Any:
-        leaves, in_tree = flatten(args)
-        if current_trace() is not None or any(isinstance(leaf, Array) for leaf in leaves):
+        if _traced_call(args):
             return self.trace_call(*args)
         if not self.staged:
             return run_retraced(self.trace_call, args, self.target)[0]
+        leaves, in_tree = flatten(args)
         found = _COMPILED.get(_cache_key(self.cache_key(), leaves, in_tree, self.target))
         return (found or self.compiled(*args))(leaves)
 
@@ -637,8 +643,7 @@ class _Pullback(Traceable):
 
     @api_boundary
     def __call__(self, cotangent: Any) -> Any:
-        if self.seen is None or current_trace() is not None or \
-                any(isinstance(leaf, Array) for leaf in flatten(cotangent)[0]):
+        if self.seen is None or _traced_call(cotangent):
             return super().__call__(self.primals, cotangent)
         return run_retraced(self.trace_call, (self.primals, cotangent), self.target, replay=self.seen)[0]
 
@@ -677,7 +682,7 @@ def vjp(fn: Callable, *primals: Any, target: str | Target = "cpu") -> tuple[Any,
     (array([3., 6.], dtype=float32),)
     """
     target = as_target(target)
-    if current_trace() is not None or any(isinstance(leaf, Array) for leaf in flatten(primals)[0]):
+    if _traced_call(primals):
         out = jit(fn, target)(*primals)
         return out, _Pullback(fn, primals, flatten(out)[1], target, None)
     out, seen = run_retraced(fn, primals, target)
