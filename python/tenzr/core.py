@@ -627,8 +627,9 @@ def spec_of_leaf(x: Any) -> TensorSpec:
 
 def shape_tuple(shape: Any) -> tuple[int, ...]:
     """A shape given as an int or a sequence of ints (entries may be -1, as reshape takes)."""
-    if _index(shape) is not None:
-        return (_index(shape),)  # type: ignore[return-value]
+    single = _index(shape)
+    if single is not None:
+        return (single,)
     try:
         dims = tuple(_index(d) for d in shape)
     except TypeError:

@@ -533,13 +533,16 @@ def _reduce(opdef, x: ArrayLike, axis: Any, keepdims: bool) -> Array:
     return emit(opdef, x, axes=axes or (), keepdims=keepdims)
 
 
-def sum(x: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
+def _accumulated(x: ArrayLike, dtype: Any) -> Array:
+    """x in the type a sum or product accumulates in: `dtype`, else int32 for booleans."""
     x = asarray(x)
-    if x.spec.dtype == "i1":
-        x = astype(x, np.int32)
     if dtype is not None:
-        x = astype(x, dtype)
-    return _reduce(T.reduce_sum, x, axis, keepdims)
+        return astype(x, dtype)
+    return astype(x, np.int32) if x.spec.dtype == "i1" else x
+
+
+def sum(x: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
+    return _reduce(T.reduce_sum, _accumulated(x, dtype), axis, keepdims)
 
 
 def prod(x: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
@@ -547,12 +550,7 @@ def prod(x: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = Fal
     shape, say) is NumPy's, a number known while tracing, so it can size a reshape."""
     if isinstance(x, (tuple, list)) and all(isinstance(d, (int, float, np.number)) for d in x):
         return np.prod(x, axis=axis, dtype=dtype, keepdims=keepdims)
-    x = asarray(x)
-    if x.spec.dtype == "i1":
-        x = astype(x, np.int32)
-    if dtype is not None:
-        x = astype(x, dtype)
-    return _reduce(T.reduce_prod, x, axis, keepdims)
+    return _reduce(T.reduce_prod, _accumulated(x, dtype), axis, keepdims)
 
 
 def _lexicographic(opdef, x: Array, axis: Any, keepdims: bool) -> Array:
