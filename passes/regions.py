@@ -160,7 +160,7 @@ def dce(ops: Sequence[ir.Operation]) -> None:
     for op in reversed(ops):
         # (uses first: nearly every op has some, and asking is the cheapest test here)
         for result in op.results:
-            if next(iter(result.uses), None) is not None:
+            if has_uses(result):
                 break
         else:
             if len(op.results) and _is_pure(op):
