@@ -21,10 +21,16 @@ handles well (the lowering pipeline runs it after `convert-tenzr-to-stablehlo`).
   above reach the real ops they make. A complex `pad` pads the parts apart (IREE fills it
   with an i128 splat it cannot lower), and a complex `dot_general` is four real ones (IREE
   computes some with a constant operand wrong).
+- A 0-d integer `convert` to float64 (a loop index in float64 arithmetic): IREE runs such
+  scalar code in its host VM, which has no integer to float64 conversion (compiling fails
+  with "failed to legalize operation 'arith.sitofp'"). It is rebuilt from parts that
+  float32 holds exactly (12 and 20 bits of an i32, three 21-bit parts of an i64), each
+  widened to float64 and summed: the same float64 the conversion gives.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
@@ -317,6 +323,32 @@ _EXPANSIONS: dict[str, tuple[Callable[..., Value], Callable[[str], bool]]] = {
 """The op each expansion replaces, and the element types it replaces it for."""
 
 
+_INTEGER = re.compile(r"(u?)i(8|16|32|64)")
+
+
+def int_to_float64(x: Value) -> Value:
+    """float64(x) for an integer x, exactly, converting to float64 only from float32 parts."""
+    unsigned, bits = _INTEGER.fullmatch(sh.spec(x).dtype).groups()  # type: ignore[union-attr]
+    if int(bits) <= 16:
+        return sh.convert(sh.convert(x, "f32"), "f64")
+    count, width = (2, 12) if bits == "32" else (3, 21)
+    shift = sh.shift_right_logical if unsigned else sh.shift_right_arithmetic
+    total: Value | None = None
+    for k in reversed(range(count)):  # the most significant part first: it keeps x's sign
+        part = shift(x, _c(width * k, x)) if k else x
+        if k < count - 1:
+            part = sh.and_(part, _c((1 << width) - 1, x))
+        wide = sh.convert(sh.convert(sh.convert(part, "i32"), "f32"), "f64")
+        total = wide if total is None else sh.add(sh.multiply(total, _c(float(1 << width), total)), wide)
+    assert total is not None
+    return total
+
+
+def _scalar_int_to_float64(op: ir.Operation) -> bool:
+    result, operand = sh.spec(op.results[0]), sh.spec(op.operands[0])
+    return result.dtype == "f64" and result.rank == 0 and _INTEGER.fullmatch(operand.dtype) is not None
+
+
 def _expand(module: ir.Operation, expansion: Callable[[ir.Operation], Callable[..., Value] | None]) -> None:
     found: list[tuple[ir.Operation, Callable[..., Value]]] = []
 
@@ -344,6 +376,8 @@ def _complex_rule(op: ir.Operation) -> Callable[..., Value] | None:
 
 
 def _real_rule(op: ir.Operation) -> Callable[..., Value] | None:
+    if op.name == sh.convert.op_name:
+        return int_to_float64 if _scalar_int_to_float64(op) else None
     rule = _EXPANSIONS.get(op.name)
     return rule[0] if rule is not None and rule[1](sh.spec(op.results[0]).dtype) else None
 
@@ -359,9 +393,9 @@ class TenzrExpandMath(Pass):
     flag: ClassVar[str] = "tenzr-expand-math"
     summary: ClassVar[str] = ("Rewrite float stablehlo.power, float64 sine, cosine, tan, tanh, atan2 and cbrt, and "
                               "complex exponential, log, sqrt, rsqrt, sine, cosine, tan, tanh, log_plus_one, "
-                              "exponential_minus_one and power into StableHLO that IREE compiles correctly (NumPy's "
-                              "results for negative and zero bases; IREE's CPU backend has none of these in "
-                              "float64).")
+                              "exponential_minus_one and power, and 0-d integer to float64 conversions, into StableHLO "
+                              "that IREE compiles correctly (NumPy's results for negative and zero bases; IREE's CPU "
+                              "backend has none of these in float64, its host VM no integer to float64 conversion).")
     example_input: ClassVar[str] = """\
 func.func @f(%x: tensor<3xf64>) -> tensor<3xf64> {
   %0 = stablehlo.sine %x : tensor<3xf64>

@@ -187,6 +187,25 @@ def test_indexed_loop_remainder_steps_under_x64(x64, reverse):
     np.testing.assert_allclose(forward, make(jnp, lax, jax.checkpoint)(W), rtol=1e-12)
 
 
+@pytest.mark.parametrize("carry", [1.5, np.linspace(0.5, 1.5, 3)], ids=["scalar", "vector"])
+def test_loop_index_in_float64_arithmetic(x64, carry):
+    """A 0-d integer converted to float64 inside a loop: IREE runs it in its host VM, which
+    cannot convert integers to float64, so tenzr-expand-math builds it from float32 parts."""
+    def make(np_, lax_, ck):
+        return lambda c: lax_.fori_loop(0, 50, lambda i, v: v * 0.99 + np_.sin(v) * i * 0.001, c).sum()
+
+    _same_as_jax(make, np.asarray(carry, np.float64))
+
+
+def test_scalar_integers_become_the_float64_numpy_makes(x64):
+    """The float32-parts conversion is exact for every i32 and rounds i64 as NumPy does."""
+    as_float = tz.jit(lambda i: i.astype(tz.float64))
+    values = [np.int32(v) for v in (0, -1, 4095, 4096, -4097, 123456789, 2**31 - 1, -2**31)] + \
+             [np.int64(v) for v in (2**53 + 1, -(2**53) - 3, 987654321987654321, 2**63 - 1, -2**63, -5)]
+    for value in values:
+        assert as_float(value) == np.float64(value), value
+
+
 def test_second_derivative_through_a_loop():
     """The adjoint loop is a stablehlo.while, which tenzr-grad differentiates again."""
     def f(t):

@@ -99,3 +99,44 @@ func.func @complex_dot_and_pad(%a: tensor<2x3xcomplex<f32>>, %b: tensor<3x3xcomp
   %1 = stablehlo.pad %0, %v, low = [0, 1], high = [0, 1], interior = [0, 0] : (tensor<2x3xcomplex<f32>>, tensor<complex<f32>>) -> tensor<2x5xcomplex<f32>>
   return %1 : tensor<2x5xcomplex<f32>>
 }
+
+// -----
+
+// A 0-d integer to float64 conversion (IREE's host VM has none) is rebuilt from float32
+// parts: an i32's top 20 bits (shifted, signed) and low 12 bits (masked), each widened, then
+// top * 4096 + low. A tensor of integers keeps its convert, as does float32.
+// CHECK-LABEL: func.func @scalar_int_to_f64
+// CHECK: %[[TWELVE:.*]] = stablehlo.constant dense<12> : tensor<i32>
+// CHECK: %[[TOP:.*]] = stablehlo.shift_right_arithmetic %arg0, %[[TWELVE]]
+// CHECK: %[[TOP32:.*]] = stablehlo.convert %[[TOP]] : (tensor<i32>) -> tensor<f32>
+// CHECK: %[[TOP64:.*]] = stablehlo.convert %[[TOP32]] : (tensor<f32>) -> tensor<f64>
+// CHECK: %[[MASK:.*]] = stablehlo.constant dense<4095> : tensor<i32>
+// CHECK: %[[LOW:.*]] = stablehlo.and %arg0, %[[MASK]]
+// CHECK: %[[LOW32:.*]] = stablehlo.convert %[[LOW]] : (tensor<i32>) -> tensor<f32>
+// CHECK: %[[LOW64:.*]] = stablehlo.convert %[[LOW32]] : (tensor<f32>) -> tensor<f64>
+// CHECK: %[[SCALED:.*]] = stablehlo.multiply %[[TOP64]], %{{.*}} : tensor<f64>
+// CHECK: %[[SUM:.*]] = stablehlo.add %[[SCALED]], %[[LOW64]] : tensor<f64>
+// CHECK: stablehlo.convert %arg1 : (tensor<3xi32>) -> tensor<3xf64>
+// CHECK: stablehlo.convert %arg0 : (tensor<i32>) -> tensor<f32>
+// CHECK: return %[[SUM]]
+func.func @scalar_int_to_f64(%i: tensor<i32>, %v: tensor<3xi32>) -> (tensor<f64>, tensor<3xf64>, tensor<f32>) {
+  %0 = stablehlo.convert %i : (tensor<i32>) -> tensor<f64>
+  %1 = stablehlo.convert %v : (tensor<3xi32>) -> tensor<3xf64>
+  %2 = stablehlo.convert %i : (tensor<i32>) -> tensor<f32>
+  return %0, %1, %2 : tensor<f64>, tensor<3xf64>, tensor<f32>
+}
+
+// -----
+
+// An i64 is three 21-bit parts: (top * 2^21 + middle) * 2^21 + low.
+// CHECK-LABEL: func.func @scalar_i64_to_f64
+// CHECK: stablehlo.shift_right_arithmetic %arg0, %{{.*}} : tensor<i64>
+// CHECK: stablehlo.shift_right_arithmetic %arg0, %{{.*}} : tensor<i64>
+// CHECK: stablehlo.and
+// CHECK: stablehlo.and
+// CHECK-NOT: (tensor<i64>) -> tensor<f64>
+// CHECK: return
+func.func @scalar_i64_to_f64(%i: tensor<i64>) -> tensor<f64> {
+  %0 = stablehlo.convert %i : (tensor<i64>) -> tensor<f64>
+  return %0 : tensor<f64>
+}
