@@ -151,33 +151,56 @@ def _is_pure(op: ir.Operation) -> bool:
     return op.name != "func.call" and (not len(op.regions) or op.name in sh.PURE_WITH_REGIONS or op.name in OPS)
 
 
-def dce(ops: Sequence[ir.Operation]) -> None:
-    """Erases those of `ops` (in program order) whose results are all unused, last first, so
-    that an op whose users were erased goes too. Calls, terminators and ops with regions
-    stay, unless the op is pure (a reduce, a loop): forward values grad mode does not return
-    die here, and so do the cotangents a rule computes for an operand that turns out not to
-    need one."""
-    for op in reversed(ops):
+class _Erasure:
+    """What one dead-code removal erased. The bindings make a new Python object each time an
+    op is looked up, an erased op's other objects are not told (using one is a crash), and
+    their hash reads the op: so each op is met through one object, its first, found by hash
+    while the op lives, and erased objects are recognized by identity."""
+
+    def __init__(self) -> None:
+        self.objects: dict[int, ir.Operation] = {}
+        self.erased: list[ir.Operation] = []  # (keeps their ids from being reused)
+        self.erased_ids: set[int] = set()
+
+    def met(self, op: ir.Operation) -> ir.Operation:
+        return self.objects.setdefault(hash(op), op)
+
+    def erase(self, op: ir.Operation) -> None:
+        self.erased.append(op)
+        self.erased_ids.add(id(op))
+        op.erase()
+
+
+def dce(ops: Sequence[ir.Operation], erasure: _Erasure | None = None) -> None:
+    """Erases those of `ops` (in program order) whose results are all unused, last first, and
+    then each producer of an erased op's operands that this leaves unused, wherever it is.
+    Calls, terminators and ops with regions stay, unless the op is pure (a reduce, a loop):
+    forward values grad mode does not return die here, and so do the cotangents a rule
+    computes for an operand that turns out not to need one."""
+    erasure = _Erasure() if erasure is None else erasure
+    work = [erasure.met(op) for op in ops]
+    while work:
+        op = work.pop()
+        if id(op) in erasure.erased_ids:
+            continue
         # (uses first: nearly every op has some, and asking is the cheapest test here)
         for result in op.results:
             if has_uses(result):
                 break
         else:
             if len(op.results) and _is_pure(op):
-                op.erase()
+                work.extend(erasure.met(v.owner.operation) for v in op.operands if isinstance(v, ir.OpResult))
+                erasure.erase(op)
 
 
-def dce_everywhere(func: ir.Operation) -> None:
+def dce_everywhere(func: ir.Operation, erasure: _Erasure | None = None) -> None:
     """`dce` in every block of `func`, inner regions first (then an op whose region no
     longer uses a value lets that value die too)."""
+    erasure = _Erasure() if erasure is None else erasure
     for region in func.regions:
         for block in region.blocks:
-            _dce_block(block)
-
-
-def _dce_block(block: ir.Block) -> None:
-    ops = [op.operation for op in block.operations]
-    for op in ops:
-        if len(op.regions):
-            dce_everywhere(op)
-    dce(ops[:-1])
+            ops = [erasure.met(op.operation) for op in block.operations]
+            for op in ops:
+                if len(op.regions) and id(op) not in erasure.erased_ids:
+                    dce_everywhere(op, erasure)
+            dce(ops[:-1], erasure)

@@ -34,6 +34,7 @@ from tenzr.dialect.types import TensorSpec, spec_of, spec_of_type
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.regions import (
     RegionDriver,
+    dce,
     dce_everywhere,
     function_to_derive,
     function_type,
@@ -138,9 +139,15 @@ class Sweep(RegionDriver):
     recomputed: dict[ir.Operation, ir.Operation] = field(default_factory=dict)
     """Forward op -> its copy recomputed for the sweep (whose VJP rule reads the copy)."""
     adjoints: dict[Value, Value] = field(default_factory=dict)
+    dropped: list[Value] = field(default_factory=list)
+    """Cotangents the sweep made that may end unused (of inactive values, those an op without
+    a derivative received, those of multi-result ops): in straight-line code, the only
+    places its dead code starts, as the rules leave none of their own (test_ops_grad checks
+    that they do not)."""
 
     def accumulate(self, value: Value, ct: Value, source: str) -> None:
         if value not in self.active:
+            self.dropped.append(ct)
             return
         if ct.type != value.type:  # (the common case, equal types, needs no further look)
             target = spec_of(value)
@@ -159,6 +166,7 @@ class Sweep(RegionDriver):
             return
         rule = VJP_RULES.get(op.name)
         if rule is NO_DERIVATIVE:
+            self.dropped.extend(c for c in cts if c is not None)
             return
         if rule is None:
             operands, location = list(op.operands), op.location
@@ -177,6 +185,8 @@ class Sweep(RegionDriver):
             else:
                 ct = cts[0] if len(cts) == 1 else tuple(c if c is not None else sh.zeros(s)
                                                         for c, s in zip(cts, decoded.results, strict=True))
+                if isinstance(ct, tuple):  # (a rule may read only some of them)
+                    self.dropped.extend(ct)
                 grads = list(rule(decoded, ct))  # type: ignore[operator]
             if len(grads) != len(operands):
                 raise TenzrError(f"internal error: the VJP rule of '{op.name}' returned {len(grads)} cotangents for "
@@ -399,7 +409,10 @@ def differentiate(module: ir.Operation, name: str, wrt: Sequence[int] = (), mode
     ret.erase()
     inputs = [a.type for a in block.arguments]
     new.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, [v.type for v in results]))
-    dce_everywhere(new)
+    if any(len(op.regions) or op.name == "func.call" for op in forward):
+        dce_everywhere(new)  # (region rules and calls build code the sweep does not see)
+    else:  # the forward ops (what grad mode no longer returns, what was dead before) and what the sweep dropped
+        dce([*forward, *recomputed.values(), *(v.owner.operation for v in sweep.dropped if isinstance(v, ir.OpResult))])
     return new
 
 

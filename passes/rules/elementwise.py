@@ -22,6 +22,12 @@ def broadcast_operands(op: Op) -> list[Value]:
     return [v if s.shape == shape else sh.broadcast_to(v, shape) for v, s in zip(op.operands, op.specs, strict=True)]
 
 
+def broadcast_operand(op: Op, index: int) -> Value:
+    """Operand `index` broadcast to the result shape (for a rule that reads only that one)."""
+    value, shape = op.operands[index], op.result.shape
+    return value if op.specs[index].shape == shape else sh.broadcast_to(value, shape)
+
+
 def _scalar(value: float, like: Value) -> Value:
     return sh.full(sh.spec(like), value)
 
@@ -116,7 +122,7 @@ bilinear(T.mul, sh.multiply)
 
 @vjp(T.div, sh.divide, adjoint="x̄ = ȳ/y, ȳ' = -ȳ·out/y")
 def _div(op: Op, ct: Value) -> Cotangents:
-    _, y = broadcast_operands(op)
+    y = broadcast_operand(op, 1)
     dy = sh.negate(sh.divide(sh.multiply(ct, op.out), y)) if op.wants(1) else None
     return sh.divide(ct, y), dy
 
@@ -124,11 +130,12 @@ def _div(op: Op, ct: Value) -> Cotangents:
 @vjp(T.pow_, sh.power, adjoint="x̄ = ȳ·y·x^(y-1) (0 where y = 0), ȳ' = ȳ·log(x)·out with log(0) read as 0: at "
      "x = 0 that is 0 for y ≥ 0 and NaN (0·∞) for y < 0, as in JAX")
 def _pow(op: Op, ct: Value) -> Cotangents:
-    x, y = broadcast_operands(op)
+    x = broadcast_operand(op, 0)
     zero = sh.zeros(sh.spec(ct))
     dx = dy = None
     if op.wants(0):  # y·x^(y-1), 0 where y = 0: the exponent is 1 there (so 0^-1 never appears, nor in the
         # derivative of this, where a select would pass it a zero cotangent times infinity)
+        y = broadcast_operand(op, 1)
         exponent = sh.select(sh.compare(y, zero, "EQ"), _scalar(1, y), sh.subtract(y, _scalar(1, y)))
         dx = sh.multiply(ct, sh.multiply(y, sh.power(x, exponent)))
     if op.wants(1):  # log(x)·x^y, with log(0) read as 0

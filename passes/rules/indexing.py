@@ -218,6 +218,8 @@ def _scatter(op: Op, ct: Value) -> Cotangents:
     indices = normalize_indices(op.operands[1], size)
     valid = along_axis(in_range(indices, size), su.shape, axis)
     safe = clamp_to(indices, size)
+    if mode == "multiply":
+        return _scatter_multiply(op, ct, indices, safe, valid)
     zero_u = sh.zeros(su)
     ct_at = take(ct, safe, axis)  # ȳ at each update's position
     if mode == "add":
@@ -231,8 +233,6 @@ def _scatter(op: Op, ct: Value) -> Cotangents:
         won = sh.and_(along_axis(won, su.shape, axis), valid)
         return dx, None, sh.select(won, ct_at, zero_u)
     x, updates, out = op.operands[0], op.operands[2], op.out
-    if mode == "multiply":
-        return _scatter_multiply(op, ct, indices, safe, valid)
     # min / max: split evenly among the operand and updates equal to the result.
     x_hits = sh.convert(sh.compare(x, out, "EQ"), sx.dtype)
     u_hits = sh.select(valid, sh.convert(sh.compare(updates, take(out, safe, axis), "EQ"), su.dtype), zero_u)

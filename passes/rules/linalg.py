@@ -280,8 +280,13 @@ def _stablehlo_convolution(op: Op, ct: Value) -> Cotangents:
     to_x = [layout.input_batch, layout.input_feature, *layout.input_spatial]
     to_w = [layout.kernel_out, layout.kernel_in, *layout.kernel_spatial]
     to_y = [layout.output_batch, layout.output_feature, *layout.output_spatial]
-    xs, ws = sh.transpose(x, to_x), sh.transpose(w, to_w)
-    canonical = Op(T.convolution, [xs, ws], [sh.spec(xs), sh.spec(ws)], {
+    # (the input̄ reads only the kernel, the kernel̄ only the input: an operand is transposed
+    # only when the other's cotangent is wanted, and stands in untransposed otherwise, unread)
+    xs = sh.transpose(x, to_x) if op.wants(1) else x
+    ws = sh.transpose(w, to_w) if op.wants(0) else w
+    x_spec, w_spec = op.specs
+    canonical = Op(T.convolution, [xs, ws], [x_spec.with_shape(x_spec.shape[d] for d in to_x),
+                                             w_spec.with_shape(w_spec.shape[d] for d in to_w)], {
         "window_strides": tuple(options["strides"]), "padding_low": tuple(options["padding_low"]),
         "padding_high": tuple(options["padding_high"]), "lhs_dilation": tuple(options["lhs_dilation"]),
         "rhs_dilation": tuple(options["rhs_dilation"]), "feature_group_count": options["feature_group_count"]},
