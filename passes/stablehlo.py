@@ -488,8 +488,33 @@ def reduce(x: Value, init: float | int | bool, dims: Sequence[int], combiner: st
     later chooses the order and stages IREE handles best)."""
     if not dims:
         return x
-    init_value = constant(init, TensorSpec((), spec(x).dtype))
-    return reduce_region([x], [init_value], dims, lambda args: [COMBINERS[combiner](*args)])[0]
+    s = spec(x)
+    init_value = constant(init, TensorSpec((), s.dtype))
+    op = _reduce_template(ir.Context.current, s.dtype, combiner)[1].clone()
+    op.location = ir.Location.current
+    op.operands[0] = x
+    op.operands[1] = init_value
+    op.attributes["dimensions"] = _i64s(sorted(dims))
+    result = op.result
+    result.set_type(ir_type(s.with_shape(n for d, n in enumerate(s.shape) if d not in dims)))
+    return result
+
+
+@cache
+def _reduce_template(context: ir.Context, dtype: str, combiner: str) -> tuple[ir.Module, ir.Operation]:
+    """A reduce of `dtype` values with `combiner`, in a module of its own, which `reduce`
+    clones and then gives its operands, dimensions and type: half the cost of building the
+    combiner's region again (about 10 us against 18)."""
+    with context, ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            element = TensorSpec((), dtype)
+            op = reduce_region([constant(0, element.with_shape((1,)))], [constant(0, element)], [0],
+                               lambda args: [COMBINERS[combiner](*args)])[0].owner.operation
+    return module, op
+
+
+on_context_eviction(lambda kept: _reduce_template.cache_clear())
 
 
 def dilated(size: int, dilation: int) -> int:
