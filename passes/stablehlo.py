@@ -450,7 +450,9 @@ def _scalar_block(op: ir.Operation, dtypes: Sequence[str]) -> ir.Block:
     return op.regions[0].blocks.append(*types)
 
 
-def _return(*values: Value) -> None:
+@builds("stablehlo.return")
+def return_(*values: Value) -> None:
+    """The terminator of a StableHLO region's block, yielding `values`."""
     ir.Operation.create("stablehlo.return", results=[], operands=list(values))
 
 
@@ -478,7 +480,7 @@ def reduce_region(operands: Sequence[Value], inits: Sequence[Value], dims: Seque
     op = create("stablehlo.reduce", outs, [*operands, *inits], {"dimensions": _i64s(sorted(dims))}, regions=1)
     block = _scalar_block(op, [s.dtype for s in specs] * 2)
     with ir.InsertionPoint(block):
-        _return(*body(list(block.arguments)))
+        return_(*body(list(block.arguments)))
     return list(op.results)
 
 
@@ -558,7 +560,7 @@ def reduce_window(x: Value, init: Value | float | int, window: Window, combiner:
                 window.attributes(), regions=1)
     block = _scalar_block(op, [s.dtype, s.dtype])
     with ir.InsertionPoint(block):
-        _return(COMBINERS[combiner](block.arguments[0], block.arguments[1]))
+        return_(COMBINERS[combiner](block.arguments[0], block.arguments[1]))
     return op.result
 
 
@@ -576,10 +578,10 @@ def select_and_scatter_add(x: Value, source: Value, init: Value | float, window:
     scalar = ir_type(TensorSpec((), s.dtype))
     select = op.regions[0].blocks.append(scalar, scalar)
     with ir.InsertionPoint(select):
-        _return(compare(select.arguments[0], select.arguments[1], direction))
+        return_(compare(select.arguments[0], select.arguments[1], direction))
     scatter = op.regions[1].blocks.append(scalar, scalar)
     with ir.InsertionPoint(scatter):
-        _return(add(scatter.arguments[0], scatter.arguments[1]))
+        return_(add(scatter.arguments[0], scatter.arguments[1]))
     return op.result
 
 
@@ -598,7 +600,7 @@ def scatter(x: Value, indices: Value, updates: Value, *, update_window_dims: Seq
     }, regions=1)
     block = _scalar_block(op, [s.dtype, s.dtype])
     with ir.InsertionPoint(block):
-        _return(COMBINERS[combiner](block.arguments[0], block.arguments[1]))
+        return_(COMBINERS[combiner](block.arguments[0], block.arguments[1]))
     return op.result
 
 
@@ -673,7 +675,7 @@ def sort(operands: Sequence[Value], dimension: int, descending: bool, order_by: 
             tie = not_(_total_order_less(second, first))
             earlier = compare(block.arguments[2 * order_by], block.arguments[2 * order_by + 1], "LT")
             before = or_(before, and_(tie, earlier))
-        _return(before)
+        return_(before)
     return list(op.results)
 
 
@@ -711,7 +713,7 @@ def while_loop(operands: Sequence[Value], cond: Callable[[list[Value]], Value],
     for region, build in zip(op.regions, (lambda xs: [cond(xs)], body), strict=True):
         block = region.blocks.append(*[ir_type(s) for s in specs])
         with ir.InsertionPoint(block):
-            _return(*build(list(block.arguments)))
+            return_(*build(list(block.arguments)))
     return list(op.results)
 
 
@@ -722,7 +724,7 @@ def if_(pred: Value, results: Sequence[TensorSpec], then: Callable[[], Sequence[
     op = create("stablehlo.if", results, [pred], regions=2)
     for region, build in zip(op.regions, (then, otherwise), strict=True):
         with ir.InsertionPoint(region.blocks.append()):
-            _return(*build())
+            return_(*build())
     return list(op.results)
 
 
@@ -733,7 +735,7 @@ def case(index: Value, results: Sequence[TensorSpec], branches: Sequence[Callabl
     op = create("stablehlo.case", results, [index], regions=len(branches))
     for region, build in zip(op.regions, branches, strict=True):
         with ir.InsertionPoint(region.blocks.append()):
-            _return(*build())
+            return_(*build())
     return list(op.results)
 
 

@@ -61,14 +61,14 @@ def _end_with_return(block: ir.Block) -> None:
     last = _terminator(block)
     if last.name == T.yield_.name:
         with last.location, ir.InsertionPoint(last):
-            ir.Operation.create("stablehlo.return", results=[], operands=list(last.operands))
+            sh.return_(*last.operands)
         last.erase()
 
 
 @lowers(T.yield_)
 def _lower_yield(op: Op) -> list[Value]:
     assert op.operation is not None
-    ir.Operation.create("stablehlo.return", results=[], operands=list(op.operands))
+    sh.return_(*op.operands)
     return []
 
 
