@@ -238,6 +238,56 @@ def test_ops_iree_runs_in_place_leave_the_callers_inputs_alone(op):
     assert "tenzr.inputs" not in reflection
 
 
+def test_cpu_programs_run_on_both_iree_cpu_drivers_with_the_same_results():
+    """A CPU program called often is timed on IREE's task system and on its synchronous
+    driver, then runs on the faster: every call gives NumPy's answer whichever ran it, and
+    the results of one driver stay intact while the other runs."""
+    rng = rng_for("both-drivers")
+    f = tz.jit(lambda a, b: (a @ b, tz.tanh(a).sum(axis=0)))
+    kept = []
+    for _ in range(20):
+        a, b = rng.standard_normal((6, 5)).astype(np.float32), rng.standard_normal((5, 4)).astype(np.float32)
+        kept.append(((a, b), f(a, b)))
+    for (a, b), (product, total) in kept:
+        np.testing.assert_allclose(product, a @ b, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(total, np.tanh(a).sum(axis=0), rtol=1e-5, atol=1e-6)
+    assert set(f.compiled(*kept[0][0]).program._loaded) == {"local-task", "local-sync"}
+
+
+def test_the_faster_cpu_driver_runs_and_both_are_measured_again():
+    from tenzr.runtime import CPU_DRIVERS, _DriverChoice
+
+    task, sync = CPU_DRIVERS
+    choice = _DriverChoice()
+    cost = {task: 1.0, sync: 0.5}
+    ran = []
+    for _ in range(_DriverChoice.FIRST + 2 * (_DriverChoice.PROBES + 1) + _DriverChoice.RUN):
+        driver = choice.next()
+        ran.append(driver)
+        choice.record(driver, cost[driver] * (10 if ran.count(driver) == 1 else 1))  # (a slow first call)
+    probes = ran[_DriverChoice.FIRST:_DriverChoice.FIRST + 2 * (_DriverChoice.PROBES + 1)]
+    assert ran[:_DriverChoice.FIRST] == [task] * _DriverChoice.FIRST
+    assert probes.count(task) == probes.count(sync) == _DriverChoice.PROBES + 1
+    assert set(ran[len(ran) - _DriverChoice.RUN:]) == {sync}
+    cost = {task: 0.2, sync: 0.5}  # the machine changed: measured again, the task system wins
+    for _ in range(2 * (_DriverChoice.PROBES + 1)):
+        driver = choice.next()
+        choice.record(driver, cost[driver])
+    assert choice.next() == task
+
+
+def test_a_cpu_driver_can_be_named(monkeypatch):
+    monkeypatch.setenv("TENZR_CPU_DRIVER", "local-sync")
+    f = tz.jit(lambda a: a * 3.0 + 1.0)
+    x = np.arange(4, dtype=np.float32)
+    for _ in range(6):
+        np.testing.assert_array_equal(f(x), x * 3 + 1)
+    assert set(f.compiled(x).program._loaded) == {"local-sync"}
+    monkeypatch.setenv("TENZR_CPU_DRIVER", "threads")
+    with pytest.raises(tz.TenzrError, match="TENZR_CPU_DRIVER='threads' is not a CPU driver"):
+        tz.jit(lambda a: a * 4.0)(x)
+
+
 def test_jit_caches_per_signature():
     calls = []
 
