@@ -2,6 +2,7 @@
 
     python benchmarks/run.py            # every model, medians over interleaved runs
     python benchmarks/run.py --quick    # about 30 seconds: MLP and chain only
+    python benchmarks/run.py --load 2   # the steps again beside 2 busy processes
 
 For each model: forward and value_and_grad step times (medians of interleaved runs after
 warm-up), the grad/forward ratio, the cold compile split into trace, tenzr-grad, lowering
@@ -13,6 +14,7 @@ every figure then gets a Tenzr/JAX ratio. Writes benchmarks/results.md and resul
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -81,7 +83,7 @@ def child_run(model: Model, framework: str, cache: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def benchmark(model: Model, rounds: int, processes: bool, cache: str) -> dict:
+def benchmark(model: Model, rounds: int, processes: bool, cache: str, load: int) -> dict:
     args = model.make_inputs()
     fwd, vag = tenzr_functions(model)
     cold = vag.compiled(*args).timings
@@ -97,12 +99,26 @@ def benchmark(model: Model, rounds: int, processes: bool, cache: str) -> dict:
         callables.update({"jax_fwd": jfwd, "jax_vag": jvag})
         value_tz, value_jax = float(vag(*args)[0]), float(jvag(*args)[0])
         result["agree"] = abs(value_tz - value_jax) <= 1e-3 * (1 + abs(value_jax))
-    result.update(interleaved_medians(callables, args, rounds))
+    with busy(load):
+        result.update(interleaved_medians(callables, args, rounds))
     if processes:
         result["tz_process"] = child_run(model, "tenzr", cache)
         if jax_fns is not None:
             result["jax_process"] = child_run(model, "jax", cache)
     return result
+
+
+@contextlib.contextmanager
+def busy(count: int):
+    """`count` processes spinning on the CPU for as long as the block runs (a busy machine)."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        time.sleep(0.5 if count else 0)
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
 
 
 def ms(seconds: float) -> str:
@@ -141,10 +157,12 @@ def gflops(model_name: str, seconds: float, peak: float) -> str:
     return f"{flops / seconds / 1e9:.1f} | {flops / seconds / 1e9 / peak:.0%}" if flops else "- | -"
 
 
-def report(results: list[dict], quick: bool, peak: float) -> str:
+def report(results: list[dict], quick: bool, peak: float, load: int) -> str:
     cpu = cpu_name()
     lines = [f"# Tenzr benchmarks ({date.today().isoformat()}, {os.cpu_count()} cores, {cpu}, "
              f"{'quick' if quick else 'full'} run)", "",
+             *([f"Steps timed beside {load} busy processes (--load {load}); compiles without them.", ""]
+               if load else []),
              "Medians over interleaved runs after warm-up, float32, CPU. Ratios are Tenzr/JAX (lower is better "
              f"for Tenzr). Tenzr's v&g GFLOP/s counts the step's products (models.Model.step_flops); the peak is "
              f"NumPy's 2048³ float32 matmul in this run: {peak:.0f} GFLOP/s.", "",
@@ -206,6 +224,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--models", default=None, help="comma-separated subset, e.g. MLP,CNN")
     parser.add_argument("--out", default=str(HERE / "results"), help="output path stem (.md, .png, .json)")
+    parser.add_argument("--load", type=int, default=0, metavar="N", help="time the steps beside N busy processes")
     args = parser.parse_args()
     chosen = [m for m in MODELS if (args.models is None and (not args.quick or m.name in ("MLP", "chain")))
               or (args.models and m.name in args.models.split(","))]
@@ -216,9 +235,9 @@ def main() -> None:
         results = []
         for model in chosen:
             print(f"benchmarking {model.name} ...", flush=True)
-            results.append(benchmark(model, rounds, processes=not args.quick, cache=cache))
+            results.append(benchmark(model, rounds, processes=not args.quick, cache=cache, load=args.load))
     peak = max(peak, matmul_peak())  # before and after the models: the better of a noisy pair
-    text = report(results, args.quick, peak)
+    text = report(results, args.quick, peak, args.load)
     out = Path(args.out)
     out.with_suffix(".md").write_text(text)
     out.with_suffix(".json").write_text(json.dumps({"matmul_peak_gflops": peak, "models": results}, indent=1))

@@ -470,7 +470,7 @@ def asarray(x: Any, dtype: Any = None) -> Array:
                          "tz.grad, tz.vjp or tz.trace")
     if isinstance(x, (list, tuple)) and _holds_traced(x):
         return asarray(_stacked(x), dtype)
-    name = dtype_name(dtype) if dtype is not None else _dtype_alone(x)
+    name = dtype_name(dtype) if dtype is not None else dtype_alone(x)
     return constant(np.asarray(x), name, weak=dtype is None and _is_scalar(x))
 
 
@@ -487,7 +487,7 @@ def array(x: Any, dtype: Any = None) -> Array | np.ndarray:
     """
     if current_trace() is not None or isinstance(x, Array):
         return asarray(x, dtype)
-    out = np.asarray(x).astype(numpy_dtype(dtype_name(dtype) if dtype is not None else _dtype_alone(x)), copy=False)
+    out = np.asarray(x).astype(numpy_dtype(dtype_name(dtype) if dtype is not None else dtype_alone(x)), copy=False)
     return out.view(ConcreteArray)
 
 
@@ -555,7 +555,7 @@ def promote(*xs: Any) -> list[Array]:
         if target not in COMPLEX_TYPES and any(_is_complex(x) for x in xs):
             target = complex_dtype(target)
     else:
-        target = _widest([x.spec.dtype if isinstance(x, Array) else _dtype_alone(x) for x in xs])
+        target = _widest([x.spec.dtype if isinstance(x, Array) else dtype_alone(x) for x in xs])
     out = []
     for x in xs:
         if isinstance(x, Array):
@@ -577,7 +577,7 @@ def _is_complex(x: Any) -> bool:
     return isinstance(x, complex) or (isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "c")
 
 
-def _dtype_alone(x: Any) -> str:
+def dtype_alone(x: Any) -> str:
     """The element type of a non-traced operand on its own: NumPy's, except that Python
     scalars are float32 and int32 (as JAX's)."""
     values = np.asarray(x)

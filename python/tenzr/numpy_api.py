@@ -23,6 +23,7 @@ from tenzr.core import (
     check_arguments,
     checked,
     constant,
+    dtype_alone,
     dtype_name,
     emit,
     promote,
@@ -482,23 +483,27 @@ def ones_like(x: ArrayLike, dtype: Any = None) -> Array:
 
 def full_like(x: ArrayLike, fill_value: Any, dtype: Any = None) -> Array:
     x = asarray(x)
-    out = constant(np.full(x.shape, fill_value), x.spec.dtype)
-    return astype(out, dtype) if dtype is not None else out
+    return full(x.shape, fill_value, x.spec.dtype if dtype is None else dtype)
 
 
 def zeros(shape: Any, dtype: Any = None) -> Array:
-    return full(shape, 0, dtype)
+    return full(shape, 0, default_float() if dtype is None else dtype)
 
 
 def ones(shape: Any, dtype: Any = None) -> Array:
-    return full(shape, 1, dtype)
+    return full(shape, 1, default_float() if dtype is None else dtype)
 
 
 def full(shape: Any, fill_value: Any, dtype: Any = None) -> Array:
-    """A splat constant: the value is broadcast, never written out in full (float32, or
-    float64 with jax_enable_x64, unless `dtype` says otherwise)."""
-    name = dtype_name(default_float() if dtype is None else dtype)
-    return constant(np.broadcast_to(np.asarray(fill_value, numpy_dtype(name)), array_shape(shape)), name)
+    """JAX's `jnp.full`: `fill_value` (a number, an array, a traced array) broadcast to
+    `shape`, as `dtype` or else of the fill value's own type (Python floats float32 and ints
+    int32, or 64-bit with jax_enable_x64). A fill value known while tracing makes a splat
+    constant, never written out in full."""
+    shape = array_shape(shape)
+    if isinstance(fill_value, Array):
+        return broadcast_to(fill_value if dtype is None else astype(fill_value, dtype), shape)
+    name = dtype_name(dtype) if dtype is not None else dtype_alone(fill_value)
+    return constant(np.broadcast_to(np.asarray(fill_value, numpy_dtype(name)), shape), name)
 
 
 def arange(*args: Any, dtype: Any = None) -> Array:

@@ -306,3 +306,31 @@ def test_incomplete_beta_matches_scipy_jax_in_x_and_differences_in_a_and_b():
     np.testing.assert_allclose(np.asarray(tz.scipy.stats.beta.cdf(y, 2.0, 3.0)), st.beta.cdf(y, 2.0, 3.0), rtol=1e-12)
     np.testing.assert_allclose(np.asarray(tz.scipy.stats.beta.logsf(y[1:3], 2.0, 3.0)), st.beta.logsf(y[1:3], 2.0, 3.0),
                                rtol=1e-12)
+
+
+@pytest.mark.parametrize("fill", [1, 1.0, True, np.float32(1.5), np.array([1.5, 2.5], np.float32)],
+                         ids=["int", "float", "bool", "float32", "array"])
+def test_full_takes_its_fill_values_type_as_jax_does(fill):
+    """Without dtype=, jnp.full is of the fill value's type (Python ints int32, not float)."""
+    jax.config.update("jax_enable_x64", False)  # (as tz here)
+    try:
+        want = jax.numpy.full((2, 2), fill)
+    finally:
+        jax.config.update("jax_enable_x64", True)
+    for got in (tz.full((2, 2), fill), tz.jit(lambda: tz.full((2, 2), fill))()):
+        assert np.asarray(got).dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_full_of_a_traced_fill_value(x64):
+    """As jnp.full and jnp.full_like: a traced fill value is broadcast (and differentiates)."""
+    def f(g):
+        return tz.sum(tz.full((3,), g) * tz.arange(3.0)) + tz.sum(tz.full_like(tz.ones(2), g * g, dtype=tz.float32))
+
+    def f_jax(g):
+        jnp = jax.numpy
+        return jnp.sum(jnp.full((3,), g) * jnp.arange(3.0)) + jnp.sum(jnp.full_like(jnp.ones(2), g * g,
+                                                                                    dtype=jnp.float32))
+
+    for fn in (tz.grad(f), tz.jit(tz.grad(f))):
+        np.testing.assert_allclose(fn(1.5), jax.grad(f_jax)(1.5), rtol=1e-6)
