@@ -787,11 +787,16 @@ def _einsum_pair(ta: str, a: Array, tb: str, b: Array, output: str) -> Array:
     contract = [c for c in ta if c in tb and c not in output]
     free_a = [c for c in ta if c not in tb]
     free_b = [c for c in tb if c not in ta]
+    for c in batch + contract:  # a size-1 dim broadcasts against the other's, as in NumPy
+        i, j = ta.index(c), tb.index(c)
+        if a.shape[i] != b.shape[j]:
+            if 1 not in (a.shape[i], b.shape[j]):
+                raise TenzrError(f"einsum: index '{c}' has sizes {a.shape[i]} and {b.shape[j]}", user_location())
+            if a.shape[i] == 1:
+                a = broadcast_to(a, (*a.shape[:i], b.shape[j], *a.shape[i + 1:]))
+            else:
+                b = broadcast_to(b, (*b.shape[:j], a.shape[i], *b.shape[j + 1:]))
     size = {c: n for t, x in ((ta, a), (tb, b)) for c, n in zip(t, x.shape, strict=True)}
-    for c in batch + contract:
-        if a.shape[ta.index(c)] != b.shape[tb.index(c)]:
-            raise TenzrError(f"einsum: index '{c}' has sizes {a.shape[ta.index(c)]} and {b.shape[tb.index(c)]}",
-                             user_location())
     a3 = reshape(transpose(a, [ta.index(c) for c in batch + free_a + contract]),
                  [size[c] for c in batch] + [math.prod(size[c] for c in free_a), math.prod(size[c] for c in contract)])
     b3 = reshape(transpose(b, [tb.index(c) for c in batch + contract + free_b]),
