@@ -704,7 +704,6 @@ class custom_vjp(Traceable):  # JAX's name
         self.fn = fn
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
-        self._in_backward = False  # fwd commonly calls f itself: then trace f's body
         self.target = as_target(target)
         functools.update_wrapper(self, fn, updated=())
 
@@ -719,7 +718,8 @@ class custom_vjp(Traceable):  # JAX's name
         fname = function_name(self.fn)
         if self.fwd is None or self.bwd is None:
             raise TenzrError(f"custom_vjp function '{fname}' has no rule: call .defvjp(fwd, bwd)")
-        if self._in_backward:
+        rule = tuple(getattr(f, "__code__", f) for f in (self.fn, self.fwd, self.bwd))
+        if rule in _RULES_IN_BACKWARD:
             return self.fn(*args)
         trace = current_trace()
         assert trace is not None
@@ -758,17 +758,25 @@ class custom_vjp(Traceable):  # JAX's name
             return out
 
         backward_args = tuple(leaves) + tuple(ShapeDtype(s.shape, s.dtype) for s in primal.result_specs)
-        self._in_backward = True
+        _RULES_IN_BACKWARD.add(rule)
         try:
             backward_traced = trace_into(trace, backward, backward_args, primal.name + "_bwd", sealed=True)
         finally:
-            self._in_backward = False
+            _RULES_IN_BACKWARD.discard(rule)
         if backward_traced.captures:
             raise TenzrError(f"custom_vjp rule of '{fname}' uses traced arrays that are not arguments of "
                              "the function (a closure in fwd or bwd); pass them as arguments", def_location(self.bwd))
         primal.func.attributes[CUSTOM_VJP] = ir.FlatSymbolRefAttr.get(backward_traced.name)
         out = call_function(primal.name, leaves, primal.result_types)
         return unflatten(primal.out_tree, out)
+
+
+_RULES_IN_BACKWARD: set[tuple] = set()
+"""The custom_vjp rules (by their functions' code) whose backward is being traced. Inside it,
+a call of the same rule traces its function plainly: fwd commonly calls f itself, and bwd
+may call the function it differentiates, often through a new custom_vjp made from the same
+code (JAX's fixed_point recipe); tracing that one's backward too would never end (JAX
+traces a backward only when it differentiates)."""
 
 
 def checkpoint(fun: Callable, prevent_cse: bool = True, policy: Any = None,

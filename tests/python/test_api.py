@@ -332,6 +332,24 @@ def test_custom_vjp_with_residuals_matches_finite_differences():
     assert "tenzr.custom_vjp" in tz.trace(lambda v: softplus(v), x)
 
 
+def test_custom_vjp_whose_bwd_makes_another_of_the_same_code():
+    """bwd may call the function it differentiates through a new custom_vjp made from the same
+    code (JAX's fixed_point recipe): tracing each such backward would never end, so inside
+    one the same rule traces its function plainly. Values against sin's derivatives."""
+    def sin(x):
+        @tz.custom_vjp
+        def f(x):
+            return tz.sin(x)
+
+        f.defvjp(lambda x: (f(x), x), lambda x, g: (g * sin(x + np.pi / 2),))
+        return f(x)
+
+    x = 1.0
+    np.testing.assert_allclose(tz.jit(sin)(x), np.sin(x), rtol=1e-6)
+    np.testing.assert_allclose(tz.grad(sin)(x), np.cos(x), rtol=1e-6)
+    np.testing.assert_allclose(tz.grad(tz.grad(sin))(x), -np.sin(x), rtol=1e-6)
+
+
 def test_registered_custom_op_lowering_and_vjp():
     def lower(op):
         (x,) = op.operands
