@@ -181,7 +181,6 @@ class _DriverChoice:
     RUN = 500
 
     def __init__(self) -> None:
-        self.calls = 0
         self.chosen = CPU_DRIVERS[0]
         self.left = self.FIRST
         self.times: dict[str, list[float]] = {d: [] for d in CPU_DRIVERS}
@@ -263,14 +262,14 @@ class Program:
         return specs
 
     def __call__(self, name: str, *arrays: np.ndarray) -> list[np.ndarray]:
-        _, reflection = self.function(name)
+        fn, reflection = self.function(name)
         # np.ascontiguousarray would turn rank-0 arrays into rank 1; np.require also turns NumPy
         # scalars into arrays.
         inputs = [a if type(a) is np.ndarray and a.flags.c_contiguous else np.require(a, requirements="C")
                   for a in arrays]
         try:
             if self._staged:
-                return self._call_staged(self._function(self._loaded[self._driver], name), reflection, inputs)
+                return self._call_staged(fn, reflection, inputs)
             in_place = reflection.get(INPUTS_REFLECTION) == "in-place"
             if self._choices is None:
                 return self._call_in_place(self._loaded[self._driver], name, in_place, inputs)
