@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from iree.compiler.version import VERSION as IREE_VERSION
 
 from tenzr import __version__
-from tenzr.compiler import compile_stablehlo
+from tenzr.compiler import COMPILE_REVISION, compile_stablehlo
 from tenzr.dialect.diagnostics import warn
 from tenzr.targets import Target, host_cpu_flags
 
@@ -44,7 +44,8 @@ def cache_key(text: str, target: Target, flags: tuple[str, ...]) -> str:
     the key."""
     h = hashlib.sha256()
     host = host_cpu_flags() if target.name == "cpu" and target.cpu == "host" else ""
-    for part in (__version__, IREE_VERSION, repr(target), host, *target.compiler_flags(), *flags, text):
+    parts = (__version__, COMPILE_REVISION, IREE_VERSION, repr(target), host, *target.compiler_flags(), *flags, text)
+    for part in parts:
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()

@@ -15,7 +15,7 @@ from iree.compiler.tools.core import find_tool
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
 from tenzr.passes.registry import parse_pipeline, run_pipeline
-from tenzr.targets import Target
+from tenzr.targets import SEPARATE_MULTI_USE, Target
 
 LOWERING_PIPELINE = ("builtin.module(convert-tenzr-to-stablehlo,func.func(chlo-legalize-to-stablehlo),inline,"
                      "tenzr-expand-math,tenzr-expand-select-and-scatter,tenzr-fold-empty-contractions,"
@@ -57,35 +57,83 @@ def _iree_compile() -> str:
     return find_tool("iree-compile")
 
 
+COMPILE_REVISION = "2"
+"""Part of every compile-cache key: changed whenever `compile_stablehlo` starts compiling some
+module differently, so that modules cached the old way are not reused. 2: modules that IREE
+3.13 miscompiled through a region returning a value twice (below) are compiled again."""
+
+
 def compile_stablehlo(text: str, target: Target, extra_flags: tuple[str, ...] = ()) -> bytes:
     """IREE-compiles StableHLO `text` for `target`; returns the .vmfb bytes.
 
     Each of the target's optimization flag sets is tried in turn (the fastest first): IREE
-    3.13 rejects some modules under its faster options.
+    3.13 rejects some modules under its faster options. A module that IREE would miscompile
+    through a region returning a value twice (`_returns_a_value_twice`) is compiled again
+    without multi-use fusion, which does not form such regions.
     """
     variants = target.optimization_flags(text)
     for i, optimization in enumerate(variants):
         try:
-            return _compile_once(text, target, (*optimization, *extra_flags))
+            return _compile_safely(text, target, (*optimization, *extra_flags))
         except TenzrError:
             if i == len(variants) - 1:
                 raise
     raise AssertionError("unreachable")
 
 
-def _compile_once(text: str, target: Target, flags: tuple[str, ...]) -> bytes:
+def _compile_safely(text: str, target: Target, flags: tuple[str, ...]) -> bytes:
+    vmfb, miscompiled = _compile_once(text, target, flags)
+    if not miscompiled:
+        return vmfb
+    if SEPARATE_MULTI_USE not in flags:
+        vmfb, miscompiled = _compile_once(text, target, (*flags, SEPARATE_MULTI_USE))
+    if miscompiled:
+        raise TenzrError(f"IREE would miscompile this module for {target.name}: a dispatch region returns one "
+                         "value twice, and IREE 3.13 points the second copy's uses at the region's first result")
+    return vmfb
+
+
+_CHECKED_AFTER = ("iree-dispatch-creation-elementwise-op-fusion",
+                  "iree-dispatch-creation-fuse-multi-use-elementwise-producer",
+                  "iree-dispatch-creation-clone-producers-into-dispatch-regions",
+                  "iree-dispatch-creation-collapse-dimensions",
+                  "iree-dispatch-creation-hoist-uniform-scalar-compute")
+"""The passes after which IREE's IR is printed for `_returns_a_value_twice`: those that run
+between forming dispatch regions and the first canonicalization of them (in both the plain
+and the data-tiled pipeline), the only window in which a region can return a value twice."""
+_PRINT_FLAGS = (f"--mlir-print-ir-after={','.join(_CHECKED_AFTER)}", "--mlir-elide-elementsattrs-if-larger=16")
+_REGION_RETURN = re.compile(r"flow\.return ([^:\n]+) : ([^\n]*tensor<[^\n]*)")
+
+
+def _returns_a_value_twice(printed_ir: str) -> bool:
+    """Whether some dispatch region in IREE's printed IR returns one value twice.
+
+    IREE 3.13's canonicalization of such a region (dropUnusedAndRedundantDispatchRegionResults)
+    keeps the first copy and points the uses of a later one at the region's result 0, which is
+    another value unless the first copy happens to be result 0: a silent wrong answer. The
+    regions appear when multi-use fusion yields two values that IREE's CSE then finds equal,
+    as `a * x` and `x * a` (seen in a second derivative: 0.8896 for 0.9260)."""
+    for operands, _ in _REGION_RETURN.findall(printed_ir):
+        values = [v.strip() for v in operands.split(",")]
+        if len(set(values)) < len(values):
+            return True
+    return False
+
+
+def _compile_once(text: str, target: Target, flags: tuple[str, ...]) -> tuple[bytes, bool]:
     """One run of IREE's compiler, as a separate process: a crash inside the compiler (IREE
     3.13 segfaults on some Vulkan targets) becomes an error here instead of taking the
-    caller down."""
-    command = [_iree_compile(), "-", "--output-format=vm-bytecode", "-o", "-", *target.compiler_flags(), *flags]
+    caller down. Returns the module and whether IREE miscompiled it (`_returns_a_value_twice`)."""
+    command = [_iree_compile(), "-", "--output-format=vm-bytecode", "-o", "-", *target.compiler_flags(), *flags,
+               *_PRINT_FLAGS]
     try:
         done = subprocess.run(command, input=text.encode(), capture_output=True, timeout=COMPILE_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise TenzrError(f"IREE did not finish compiling for {target.name} within {COMPILE_TIMEOUT_S} s") from None
+    stderr = done.stderr.decode(errors="replace")
     if done.returncode != 0:
-        stderr = done.stderr.decode(errors="replace")
         errors = [line.strip() for line in stderr.splitlines() if "error:" in line]
         why = "it crashed" if done.returncode < 0 else "it reported errors"
         raise TenzrError(f"IREE could not compile the module for {target.name} ({why})",
                          notes=tuple((e, None) for e in errors[:5]) or ((stderr.strip()[-500:], None),))
-    return done.stdout
+    return done.stdout, _returns_a_value_twice(stderr)

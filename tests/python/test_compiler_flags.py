@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 import tenzr as tz
+from tenzr.compiler import _compile_once, _returns_a_value_twice
 from tenzr.passes import tenzr_tile_heavy_results
 from tenzr.targets import SEPARATE_MULTI_USE, Target
 
@@ -75,6 +76,63 @@ def test_a_module_iree_partitions_wrongly_compiles_on_the_last_fallback():
         tz.config.update("jax_enable_x64", False)
 
 
+def test_a_region_returning_a_value_twice_compiles_without_multi_use_fusion():
+    """`a * x` and `x * a` are two ops here; IREE 3.13's CSE merges them only after fusing
+    them into one dispatch region, which then returns that value twice, and its
+    canonicalization points the second copy's uses at the region's result 0 (this gave
+    0.0891 for 0.0621). Such modules are compiled again without multi-use fusion."""
+
+    def f(x):
+        a = x * x
+        p, q = a * x, x * a
+        return p + q, (a * a + p) + q
+
+    x = np.array([0.3], np.float32)
+    text = tz.jit(f).lower(x)
+    assert text.count("stablehlo.multiply") == 4  # the two products reach IREE apart
+    _, miscompiled = _compile_once(text, Target(), Target().optimization_flags(text)[0])
+    assert miscompiled
+    np.testing.assert_allclose(tz.jit(f)(x), [[2 * 0.3**3], [0.3**4 + 2 * 0.3**3]], rtol=1e-6)
+
+
+def test_the_miscompile_check_reads_tensor_returns_of_regions_only():
+    printed = """
+    %5:3 = flow.dispatch.region -> (tensor<f32>, tensor<f32>, tensor<f32>) {
+      flow.return %12#0, %12#1, %12#2 : tensor<f32>, tensor<f32>, tensor<f32>
+    } count() -> (index, index, index) {
+      flow.return %c1, %c1, %c1 : index, index, index
+    }"""
+    assert not _returns_a_value_twice(printed)
+    assert _returns_a_value_twice(printed.replace("%12#0, %12#1, %12#2", "%12#0, %12#1, %12#1"))
+
+
+def test_second_derivatives_iree_miscompiled_through_a_repeated_region_result():
+    """Forward over reverse of (sin x . sin x)^2 in float64, and reverse over reverse through
+    a Cholesky factorization (autograd's GMM example), both met the fault above: 0.8896 for
+    12 s^2 c^2 - 4 s^4 = 0.9260, and a Hessian-vector product about 50% off."""
+    tz.config.update("jax_enable_x64", True)
+    try:
+        g = tz.grad(lambda x: (tz.sin(x) @ tz.sin(x)) ** 2)
+        s, c = np.sin(0.3), np.cos(0.3)
+        value, tangent = tz.jvp(g, (np.array([0.3]),), (np.array([1.0]),))
+        np.testing.assert_allclose(value, [4 * s**3 * c], rtol=1e-12)
+        np.testing.assert_allclose(tangent, [12 * s**2 * c**2 - 4 * s**4], rtol=1e-12)
+
+        rng = np.random.default_rng(0)
+        m, v, w = rng.standard_normal((2, 2)), rng.standard_normal((2, 2)), np.array([[1.0, 0.0], [2.0, 3.0]])
+
+        def f(m):
+            return tz.sum(tz.linalg.cholesky(m @ m.T + tz.eye(2)) * w)
+
+        grad = tz.jit(tz.grad(f))
+        step = 1e-5
+        numeric = (np.asarray(grad(m + step * v)) - np.asarray(grad(m - step * v))) / (2 * step)
+        hvp = tz.grad(lambda m: tz.sum(tz.grad(f)(m) * v))(m)
+        np.testing.assert_allclose(hvp, numeric, rtol=1e-7, atol=1e-9)
+    finally:
+        tz.config.update("jax_enable_x64", False)
+
+
 def test_cuda_keeps_float64():
     # IREE demotes float64 to float32 unless told not to (found running the op table on an H200)
     assert "--iree-input-demote-f64-to-f32=false" in Target("cuda").compiler_flags()
@@ -102,6 +160,4 @@ def test_cpus_without_avx512_get_data_tiling_without_aggressive_fusion():
     # That first choice must compile for this AVX2 CPU (with aggressive fusion as well, IREE
     # 3.13 rejects this module: "operations with large vector sizes"). compile_stablehlo
     # would hide a failure by falling back, so this compiles the one flag set directly.
-    from tenzr.compiler import _compile_once
-
-    assert _compile_once(text, zen3, first)
+    assert _compile_once(text, zen3, first)[0]
