@@ -4,7 +4,8 @@ two dims): `cholesky`, `solve_triangular`, `det`, `slogdet`, `inv`, `solve`, `qr
 
 IREE 3.13 compiles neither StableHLO's `cholesky` nor its `triangular_solve` ("failed to
 legalize"), so each factorization is written out here in tenzr ops, one vectorized step per
-row or column (a matrix of size n costs about 10 n ops). Being ordinary traced code, every
+row or column: LU, Cholesky and the triangular solves as a loop of n iterations (a program
+of fixed size), QR step by step (about 10 n ops). Being ordinary traced code, every
 function differentiates to any order, forward and reverse, and batches under `vmap`; the
 derivatives are those of the factorization itself (for LU, at its pivoting; for Cholesky
 and QR, the standard ones, as the factors are unique).
@@ -21,6 +22,7 @@ from tenzr.control import fori_loop
 from tenzr.core import Array, check_arguments, promote, user_location
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.forward import custom_jvp
+from tenzr.lax import dynamic_slice, dynamic_update_slice
 from tenzr.numpy_lib import diagonal, imag, real, tril, triu
 
 ArrayLike = Any
@@ -45,20 +47,31 @@ def _dot_rows(m: Array, x: Array) -> Array:
 
 def _triangular(a: Array, b: Array, lower: bool, unit_diagonal: bool) -> Array:
     """x with a x = b, for triangular a [..., n, n] and b [..., n, k], by substitution: one
-    row of x per step, from the top (lower) or the bottom (upper)."""
-    n = a.shape[-1]
-    solved: Array | None = None  # the rows of x found so far, in order
-    for i in range(n) if lower else range(n - 1, -1, -1):
-        row = b[..., i, :]
-        if solved is not None:
-            known = a[..., i, :i] if lower else a[..., i, i + 1:]
-            row = row - _dot_rows(known, solved)
+    row of x per loop iteration, from the top (lower) or the bottom (upper), so the program
+    does not grow with n (written out row by row, IREE 3.13 failed to compile n >= 40:
+    "failed to solve for usage analysis"). x's rows not yet solved are zero, so a whole row
+    of a times x is the sum over the rows already known."""
+    if b.shape[-1] == 1:
+        # One right-hand side makes every step's values 0-d, which IREE 3.13's vectorizer
+        # miscompiles inside the loop in float64 (a crash, or "'arith.divf' op requires the
+        # same type for all operands"); a zero second column keeps them vectors.
+        padded = tnp.concatenate([b, tnp.zeros(b.shape, b.dtype)], axis=-1)
+        return _triangular(a, padded, lower, unit_diagonal)[..., :1]
+    n, k = a.shape[-1], b.shape[-1]
+    batch = a.shape[:-2]
+    origin = (0,) * len(batch)
+
+    diagonal_entries = diagonal(a, axis1=-2, axis2=-1)
+
+    def step(t: Array, x: Array) -> Array:
+        i = t if lower else n - 1 - t
+        a_row = dynamic_slice(a, (*origin, i, 0), (*batch, 1, n))[..., 0, :]
+        row = dynamic_slice(b, (*origin, i, 0), (*batch, 1, k))[..., 0, :] - _dot_rows(a_row, x)
         if not unit_diagonal:
-            row = row / a[..., i, i, None]
-        row = row[..., None, :]
-        solved = row if solved is None else tnp.concatenate([solved, row] if lower else [row, solved], axis=-2)
-    assert solved is not None
-    return solved
+            row = row / dynamic_slice(diagonal_entries, (*origin, i), (*batch, 1))
+        return dynamic_update_slice(x, row[..., None, :], (*origin, i, 0))
+
+    return fori_loop(0, n, step, tnp.zeros(b.shape, b.dtype))
 
 
 def _batched(a: Array, b: Array) -> tuple[Array, Array]:
@@ -89,18 +102,23 @@ def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int | str = 0, lower: bo
 
 def cholesky(a: ArrayLike, upper: bool = False) -> Array:
     """The Cholesky factor L (lower, L L^T = a) of a symmetric positive definite a, reading
-    its lower triangle; with upper=True, L^T. Not positive definite gives NaNs (as JAX)."""
+    its lower triangle; with upper=True, L^T. Not positive definite gives NaNs (as JAX).
+    One column of L per loop iteration; the columns not yet found are zero, so a whole row
+    of L times L^T sums over the columns already known."""
     a = _square(a, "cholesky")
     n = a.shape[-1]
-    factor: Array | None = None  # the columns of L found so far, [..., n, j]
-    for j in range(n):
-        column = a[..., j:, j]
-        if factor is not None:
-            column = column - tnp.einsum("...ij,...j->...i", factor[..., j:, :], factor[..., j, :])
-        column = column / tnp.sqrt(column[..., :1])
-        column = tnp.concatenate([tnp.zeros((*a.shape[:-2], j), a.dtype), column], axis=-1)[..., None]
-        factor = column if factor is None else tnp.concatenate([factor, column], axis=-1)
-    assert factor is not None
+    batch = a.shape[:-2]
+    origin = (0,) * len(batch)
+    rows = _rows(n)
+
+    def step(j: Array, factor: Array) -> Array:
+        row_j = dynamic_slice(factor, (*origin, j, 0), (*batch, 1, n))[..., 0, :]
+        column = dynamic_slice(a, (*origin, 0, j), (*batch, n, 1))[..., 0]
+        column = column - tnp.einsum("...ij,...j->...i", factor, row_j)
+        column = column / tnp.sqrt(dynamic_slice(column, (*origin, j), (*batch, 1)))
+        return dynamic_update_slice(factor, tnp.where(rows >= j, column, 0.0)[..., None], (*origin, 0, j))
+
+    factor = fori_loop(0, n, step, tnp.zeros(a.shape, a.dtype))
     return tnp.swapaxes(factor, -1, -2) if upper else factor
 
 
@@ -112,26 +130,32 @@ class _LU(NamedTuple):
 
 
 def _lu(a: Array) -> _LU:
-    """P a = L U by Gaussian elimination with partial pivoting, one column per step."""
+    """P a = L U by Gaussian elimination with partial pivoting, one column per loop iteration
+    (so the program does not grow with n)."""
     n = a.shape[-1]
     batch = a.shape[:-2]
+    origin = (0,) * len(batch)
     rows = _rows(n)
-    lower = tnp.zeros(a.shape, a.dtype)
-    permutation = tnp.broadcast_to(rows, (*batch, n))
-    parity = tnp.ones(batch, a.dtype)
-    for k in range(n):
-        candidates = tnp.where(rows >= k, tnp.abs(a[..., :, k]), -1.0)
-        pivot_row = tnp.argmax(candidates, axis=-1).astype(np.int32)[..., None]
+
+    def step(k: Array, carry: tuple[Array, Array, Array, Array]) -> tuple[Array, Array, Array, Array]:
+        a, lower, permutation, parity = carry
+        column = dynamic_slice(a, (*origin, 0, k), (*batch, n, 1))[..., 0]
+        pivot_row = tnp.argmax(tnp.where(rows >= k, tnp.abs(column), -1.0), axis=-1).astype(np.int32)[..., None]
         swap = tnp.where(rows == k, pivot_row, tnp.where(rows == pivot_row, k, rows))
         a = tnp.take_along_axis(a, tnp.broadcast_to(swap[..., None], a.shape), axis=-2)
         lower = tnp.take_along_axis(lower, tnp.broadcast_to(swap[..., None], a.shape), axis=-2)
         permutation = tnp.take_along_axis(permutation, swap, axis=-1)
         parity = parity * tnp.where(pivot_row[..., 0] == k, 1.0, -1.0)
-        pivot = a[..., k, k]
+        column = dynamic_slice(a, (*origin, 0, k), (*batch, n, 1))[..., 0]
+        pivot = dynamic_slice(column, (*origin, k), (*batch, 1))
         safe = tnp.where(pivot == 0, 1.0, pivot)  # a singular column: nothing to eliminate
-        factors = tnp.where(rows > k, a[..., :, k] / safe[..., None], 0.0)
-        a = a - factors[..., :, None] * a[..., k, None, :]
+        factors = tnp.where(rows > k, column / safe, 0.0)
+        a = a - factors[..., :, None] * dynamic_slice(a, (*origin, k, 0), (*batch, 1, n))
         lower = lower + factors[..., :, None] * (rows == k).astype(a.dtype)
+        return a, lower, permutation, parity
+
+    start = (a, tnp.zeros(a.shape, a.dtype), tnp.broadcast_to(rows, (*batch, n)), tnp.ones(batch, a.dtype))
+    a, lower, permutation, parity = fori_loop(0, n, step, start)
     return _LU(lower + tnp.eye(n, dtype=a.dtype), triu(a), permutation, parity)
 
 

@@ -404,9 +404,9 @@ def test_hessian_vector_products_of_the_benchmark_models_against_finite_differen
 def test_hessian_vector_products_of_the_models_with_relu_match_jax(name):
     # (ReLU over many pre-activations puts kinks within any finite-difference step: on the
     # transformer, JAX's own HVP and central differences of its gradient differ by 0.14.)
-    import frameworks
-
     model = _benchmark_models()[name]
+    import frameworks  # beside the models, on the path _benchmark_models adds
+
     params, *data = _in_float64(model.make_inputs())
     tangent = jax.tree_util.tree_map(lambda a: rng.standard_normal(a.shape) * 1e-2, params)
     got = tz.jit(lambda p, t: tz.jvp(tz.grad(lambda p: model.loss(tz, tz.nn, p, *data)), (p,), (t,))[1])(params,

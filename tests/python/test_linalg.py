@@ -151,6 +151,25 @@ def test_vmap_of_solve_matches_numpy():
     np.testing.assert_allclose(tz.vmap(tz.linalg.eigvalsh)(symmetric), np.linalg.eigvalsh(symmetric), rtol=1e-10)
 
 
+def test_large_matrices_compile_and_match_numpy():
+    """The factorizations and substitutions run one row or column per loop iteration: written
+    out step by step, solve failed to compile at n = 20 and a triangular solve at n = 40
+    ("failed to solve for usage analysis"), and Cholesky at n = 100 took 25 s to compile."""
+    n = 100
+    m = RNG.standard_normal((n, n))
+    spd, b = m @ m.T + n * np.eye(n), RNG.standard_normal(n)
+    np.testing.assert_allclose(tz.linalg.solve(m, b), np.linalg.solve(m, b), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(tz.linalg.solve(m, b[:, None]), np.linalg.solve(m, b[:, None]), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(tz.linalg.cholesky(spd), np.linalg.cholesky(spd), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(tz.linalg.slogdet(m)[1], np.linalg.slogdet(m)[1], rtol=1e-10)
+    upper = np.triu(m) + n * np.eye(n)
+    np.testing.assert_allclose(tz.scipy.linalg.solve_triangular(upper, b), sl.solve_triangular(upper, b),
+                               rtol=1e-10, atol=1e-12)
+    x = np.eye(20, dtype=np.float32) * 2 + 0.1
+    np.testing.assert_allclose(tz.linalg.solve(x, np.ones(20, np.float32)), np.linalg.solve(x, np.ones(20)),
+                               rtol=1e-5)
+
+
 def test_svd_full_matrices_and_float32():
     """full_matrices=True completes U (tall) or Vh (wide) to orthogonal matrices; float32
     input is factored to float32 precision."""
