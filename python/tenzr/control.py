@@ -152,16 +152,21 @@ def _int_scalar(value: Any) -> Array:
     return x if x.spec.dtype == "i32" else x.astype(np.int32)
 
 
-def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_val: Any) -> Any:
+def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_val: Any, *,
+              unroll: int | bool | None = None) -> Any:
     """`for i in range(lower, upper): val = body_fun(i, val)`, as `jax.lax.fori_loop`;
-    with Python int bounds it is a `scan` (its trip count known, a small body unrolled),
-    otherwise a while loop."""
+    with Python int bounds it is a `scan` (its trip count known, a small body unrolled, or
+    `unroll` steps per iteration as scan's), otherwise a while loop."""
     if current_trace() is None:
-        return _eager(lambda v: fori_loop(lower, upper, body_fun, v), init_val)
+        return _eager(lambda v: fori_loop(lower, upper, body_fun, v, unroll=unroll), init_val)
     if all(isinstance(b, (int, np.integer)) for b in (lower, upper)):  # (as JAX: a scan, unrolled as scan's)
         start_at = int(lower)
         return _scan(lambda i, v, _: (body_fun(i + start_at, v), None), init_val, None, max(int(upper) - start_at, 0),
-                     False, 1, indexed=True, what="tz.lax.fori_loop: body_fun's output")[0]
+                     False, 1 if unroll is None else unroll, indexed=True,
+                     what="tz.lax.fori_loop: body_fun's output")[0]
+    if unroll is not None:
+        raise TenzrError("tz.lax.fori_loop: unroll needs Python int bounds (a trip count known while tracing), "
+                         "as in JAX", user_location())
     init, tree = _leaves(init_val)
     specs = _specs(init)
     avals = unflatten(tree, [ShapeDtype(s.shape, s.dtype) for s in specs])

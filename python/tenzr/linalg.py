@@ -36,6 +36,18 @@ def _square(a: ArrayLike, what: str) -> Array:
     return a
 
 
+_UNROLLED_UP_TO = 16
+"""Factorizations of at most this many rows run their steps written out (a longer program
+that ran 2-4x faster at n = 16: 105 against 218 us for a solve, 85 against 347 us for the
+gradient of slogdet); larger ones run them in a loop (a program of fixed size: written out,
+IREE 3.13 failed to compile a solve of 20 rows, and took 25 s for a Cholesky of 100)."""
+
+
+def _steps(n: int, step: Any, start: Any) -> Any:
+    """fori_loop(0, n, step, start), written out for small n (_UNROLLED_UP_TO)."""
+    return fori_loop(0, n, step, start, unroll=True if n <= _UNROLLED_UP_TO else 1)
+
+
 def _rows(n: int) -> Array:
     return tnp.arange(n, dtype=np.int32)
 
@@ -71,7 +83,7 @@ def _triangular(a: Array, b: Array, lower: bool, unit_diagonal: bool) -> Array:
             row = row / dynamic_slice(diagonal_entries, (*origin, i), (*batch, 1))
         return dynamic_update_slice(x, row[..., None, :], (*origin, i, 0))
 
-    return fori_loop(0, n, step, tnp.zeros(b.shape, b.dtype))
+    return _steps(n, step, tnp.zeros(b.shape, b.dtype))
 
 
 def _batched(a: Array, b: Array) -> tuple[Array, Array]:
@@ -118,7 +130,7 @@ def cholesky(a: ArrayLike, upper: bool = False) -> Array:
         column = column / tnp.sqrt(dynamic_slice(column, (*origin, j), (*batch, 1)))
         return dynamic_update_slice(factor, tnp.where(rows >= j, column, 0.0)[..., None], (*origin, 0, j))
 
-    factor = fori_loop(0, n, step, tnp.zeros(a.shape, a.dtype))
+    factor = _steps(n, step, tnp.zeros(a.shape, a.dtype))
     return tnp.swapaxes(factor, -1, -2) if upper else factor
 
 
@@ -155,7 +167,7 @@ def _lu(a: Array) -> _LU:
         return a, lower, permutation, parity
 
     start = (a, tnp.zeros(a.shape, a.dtype), tnp.broadcast_to(rows, (*batch, n)), tnp.ones(batch, a.dtype))
-    a, lower, permutation, parity = fori_loop(0, n, step, start)
+    a, lower, permutation, parity = _steps(n, step, start)
     return _LU(lower + tnp.eye(n, dtype=a.dtype), triu(a), permutation, parity)
 
 

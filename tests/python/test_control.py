@@ -57,6 +57,10 @@ def rnn(np_, lax_, checkpoint, reverse=False):
 CASES = {
     "fori_loop": lambda np_, lax_, ck: lambda x: lax_.fori_loop(
         0, 5, lambda i, v: np_.sin(v) * v + 0.1 * i.astype(np.float64), x).sum(),
+    "fori_loop_unrolled": lambda np_, lax_, ck: lambda x: lax_.fori_loop(
+        0, 5, lambda i, v: np_.sin(v) * v + 0.1 * i.astype(np.float64), x, unroll=True).sum(),
+    "fori_loop_two_steps_per_iteration": lambda np_, lax_, ck: lambda x: lax_.fori_loop(
+        1, 6, lambda i, v: np_.cos(v) * v, x, unroll=2).sum(),
     "fori_loop_traced_bounds": lambda np_, lax_, ck: lambda x: lax_.fori_loop(
         np.int32(1), np.int32(4) + (x[0] > 10).astype(np.int32), lambda i, v: np_.cos(v) * x, x).sum(),
     "scan_rnn": lambda np_, lax_, ck: lambda w: rnn(np_, lax_, ck)(w, H0),
@@ -249,6 +253,12 @@ def _traced_error(fn, *args) -> str:
 def test_body_that_changes_the_carry_type_is_a_clear_error():
     message = _traced_error(lambda x: tz.lax.fori_loop(0, 3, lambda i, v: v.sum(), x), H0)
     assert "tz.lax.fori_loop: body_fun's output must have the same structure and types" in message
+
+
+def test_unroll_needs_int_bounds():
+    message = _traced_error(lambda x: tz.lax.fori_loop(0, x.shape[0] + (x[0] > 0).astype(np.int32), lambda i, v: v, x,
+                                                        unroll=2), H0)
+    assert "tz.lax.fori_loop: unroll needs Python int bounds" in message
 
 
 def test_while_condition_must_be_a_boolean_scalar():
