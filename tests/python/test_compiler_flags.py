@@ -157,6 +157,10 @@ def test_cpus_without_avx512_get_data_tiling_without_aggressive_fusion():
     zen3 = Target(cpu="znver3")
     first = zen3.optimization_flags(text)[0]
     assert first == (TILING,)
+    # With AVX-512, fusion and tiling together first; where IREE rejects that, tiling alone.
+    fusion = "--iree-dispatch-creation-enable-aggressive-fusion"
+    assert Target(cpu="znver4", cpu_features="+avx512f").optimization_flags(text)[:3] == (
+        (fusion, TILING), (TILING,), (fusion,))
     # That first choice must compile for this AVX2 CPU (with aggressive fusion as well, IREE
     # 3.13 rejects this module: "operations with large vector sizes"). compile_stablehlo
     # would hide a failure by falling back, so this compiles the one flag set directly.
