@@ -48,6 +48,22 @@ def _steps(n: int, step: Any, start: Any) -> Any:
     return fori_loop(0, n, step, start, unroll=True if n <= _UNROLLED_UP_TO else 1)
 
 
+def _slab(x: Array, i: Array, axis: int) -> Array:
+    """x at the traced index i of `axis` (-2: a row, -1: a column), that dim kept at size 1."""
+    starts: list[Any] = [0] * x.ndim
+    starts[axis] = i
+    sizes = list(x.shape)
+    sizes[axis] = 1
+    return dynamic_slice(x, starts, sizes)
+
+
+def _put(x: Array, slab: Array, i: Array, axis: int) -> Array:
+    """x with `slab` (as `_slab` reads it) written at the traced index i of `axis`."""
+    starts: list[Any] = [0] * x.ndim
+    starts[axis] = i
+    return dynamic_update_slice(x, slab, starts)
+
+
 def _rows(n: int) -> Array:
     return tnp.arange(n, dtype=np.int32)
 
@@ -69,19 +85,15 @@ def _triangular(a: Array, b: Array, lower: bool, unit_diagonal: bool) -> Array:
         # same type for all operands"); a zero second column keeps them vectors.
         padded = tnp.concatenate([b, tnp.zeros(b.shape, b.dtype)], axis=-1)
         return _triangular(a, padded, lower, unit_diagonal)[..., :1]
-    n, k = a.shape[-1], b.shape[-1]
-    batch = a.shape[:-2]
-    origin = (0,) * len(batch)
-
+    n = a.shape[-1]
     diagonal_entries = diagonal(a, axis1=-2, axis2=-1)
 
     def step(t: Array, x: Array) -> Array:
         i = t if lower else n - 1 - t
-        a_row = dynamic_slice(a, (*origin, i, 0), (*batch, 1, n))[..., 0, :]
-        row = dynamic_slice(b, (*origin, i, 0), (*batch, 1, k))[..., 0, :] - _dot_rows(a_row, x)
+        row = _slab(b, i, -2)[..., 0, :] - _dot_rows(_slab(a, i, -2)[..., 0, :], x)
         if not unit_diagonal:
-            row = row / dynamic_slice(diagonal_entries, (*origin, i), (*batch, 1))
-        return dynamic_update_slice(x, row[..., None, :], (*origin, i, 0))
+            row = row / _slab(diagonal_entries, i, -1)
+        return _put(x, row[..., None, :], i, -2)
 
     return _steps(n, step, tnp.zeros(b.shape, b.dtype))
 
@@ -119,16 +131,12 @@ def cholesky(a: ArrayLike, upper: bool = False) -> Array:
     of L times L^T sums over the columns already known."""
     a = _square(a, "cholesky")
     n = a.shape[-1]
-    batch = a.shape[:-2]
-    origin = (0,) * len(batch)
     rows = _rows(n)
 
     def step(j: Array, factor: Array) -> Array:
-        row_j = dynamic_slice(factor, (*origin, j, 0), (*batch, 1, n))[..., 0, :]
-        column = dynamic_slice(a, (*origin, 0, j), (*batch, n, 1))[..., 0]
-        column = column - tnp.einsum("...ij,...j->...i", factor, row_j)
-        column = column / tnp.sqrt(dynamic_slice(column, (*origin, j), (*batch, 1)))
-        return dynamic_update_slice(factor, tnp.where(rows >= j, column, 0.0)[..., None], (*origin, 0, j))
+        column = _slab(a, j, -1)[..., 0] - tnp.einsum("...ij,...j->...i", factor, _slab(factor, j, -2)[..., 0, :])
+        column = column / tnp.sqrt(_slab(column, j, -1))
+        return _put(factor, tnp.where(rows >= j, column, 0.0)[..., None], j, -1)
 
     factor = _steps(n, step, tnp.zeros(a.shape, a.dtype))
     return tnp.swapaxes(factor, -1, -2) if upper else factor
@@ -146,23 +154,22 @@ def _lu(a: Array) -> _LU:
     (so the program does not grow with n)."""
     n = a.shape[-1]
     batch = a.shape[:-2]
-    origin = (0,) * len(batch)
     rows = _rows(n)
 
     def step(k: Array, carry: tuple[Array, Array, Array, Array]) -> tuple[Array, Array, Array, Array]:
         a, lower, permutation, parity = carry
-        column = dynamic_slice(a, (*origin, 0, k), (*batch, n, 1))[..., 0]
+        column = _slab(a, k, -1)[..., 0]
         pivot_row = tnp.argmax(tnp.where(rows >= k, tnp.abs(column), -1.0), axis=-1).astype(np.int32)[..., None]
         swap = tnp.where(rows == k, pivot_row, tnp.where(rows == pivot_row, k, rows))
         a = tnp.take_along_axis(a, tnp.broadcast_to(swap[..., None], a.shape), axis=-2)
         lower = tnp.take_along_axis(lower, tnp.broadcast_to(swap[..., None], a.shape), axis=-2)
         permutation = tnp.take_along_axis(permutation, swap, axis=-1)
         parity = parity * tnp.where(pivot_row[..., 0] == k, 1.0, -1.0)
-        column = dynamic_slice(a, (*origin, 0, k), (*batch, n, 1))[..., 0]
-        pivot = dynamic_slice(column, (*origin, k), (*batch, 1))
+        column = _slab(a, k, -1)[..., 0]
+        pivot = _slab(column, k, -1)
         safe = tnp.where(pivot == 0, 1.0, pivot)  # a singular column: nothing to eliminate
         factors = tnp.where(rows > k, column / safe, 0.0)
-        a = a - factors[..., :, None] * dynamic_slice(a, (*origin, k, 0), (*batch, 1, n))
+        a = a - factors[..., :, None] * _slab(a, k, -2)
         lower = lower + factors[..., :, None] * (rows == k).astype(a.dtype)
         return a, lower, permutation, parity
 
