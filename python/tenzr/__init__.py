@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from tenzr import distributed, fft, lax, linalg, nn, random, scipy, tree_util
+from tenzr import distributed, errors, fft, lax, linalg, nn, random, scipy, tree_util
 from tenzr.batching import vmap
 from tenzr.core import Array, ShapeDtype, ShapeDtypeStruct, array
 from tenzr.dialect.diagnostics import TenzrError

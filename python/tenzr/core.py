@@ -44,6 +44,11 @@ DEBUG_ENV = "TENZR_DEBUG"
 _HIDDEN_NOTE = f"(Tenzr's own frames are left out of this traceback; set {DEBUG_ENV}=1 to see them)"
 
 
+class ConcretizationTypeError(TenzrError):  # JAX's name
+    """A traced array was needed as a Python value (`bool()`, `int()`, `float()`, a slice
+    bound, a shape) while tracing."""
+
+
 def _is_own(frame: Any) -> bool:
     return is_own_file(frame.f_code.co_filename)
 
@@ -380,7 +385,7 @@ class Array(SpecMetadata):
             yield self[i]
 
     def __bool__(self) -> bool:
-        raise TenzrError(
+        raise ConcretizationTypeError(
             "a traced array has no concrete value, so it cannot decide Python control flow (`if`, `while`, `and`, "
             "`or`, `bool()`); use tz.where(cond, a, b) to choose between values, tz.maximum/tz.minimum/tz.clip, "
             "tz.lax.cond or tz.lax.switch to run one of several functions, tz.lax.while_loop, fori_loop or scan "
@@ -388,14 +393,16 @@ class Array(SpecMetadata):
             user_location())
 
     def __index__(self) -> int:
-        raise TenzrError("a traced array cannot be used as a Python int (its value is unknown while tracing); "
-                         "use tz.lax.dynamic_slice or integer-array indexing instead", user_location())
+        raise ConcretizationTypeError(
+            "a traced array cannot be used as a Python int (its value is unknown while tracing); use "
+            "tz.lax.dynamic_slice or integer-array indexing instead", user_location())
 
     __int__ = __index__
 
     def __float__(self) -> float:
-        raise TenzrError("a traced array cannot be used as a Python float (its value is unknown while tracing); "
-                         "keep computing with it as an array, or return it to get its value", user_location())
+        raise ConcretizationTypeError(
+            "a traced array cannot be used as a Python float (its value is unknown while tracing); keep computing "
+            "with it as an array, or return it to get its value", user_location())
 
     __complex__ = __float__
 

@@ -33,6 +33,8 @@ from tenzr.transforms import (
     check_argnums,
     def_location,
     function_name,
+    held_numbers,
+    hold_numbers,
     jit,
     phase,
     trace_into,
@@ -188,18 +190,22 @@ class _Jacobian(Traceable):
     def cache_key(self) -> Any:
         return (self.kind, self.fn, self.argnums, self.has_aux)
 
+    def held_arguments(self, args: tuple) -> list[int]:
+        return held_numbers(args, self.argnums)
+
     def trace_call(self, *args: Any) -> Any:
         trace = current_trace()
         assert trace is not None
+        fn, args, argnums = hold_numbers(self.fn, args, self.argnums)
         leaves = [asarray(leaf) for leaf in flatten(args)[0]]
-        per_arg, trees = wrt_leaves(args, self.argnums)
+        per_arg, trees = wrt_leaves(args, argnums)
         wrt = list(dict.fromkeys(i for offsets in per_arg for i in offsets))
         for i in wrt:
             if not leaves[i].is_float:
                 raise TenzrError(f"{self.kind}: cannot differentiate with respect to an input of dtype "
                                  f"{leaves[i].dtype}; only floating-point inputs have derivatives")
         box: list[TreeDef] = []
-        traced = trace_into(trace, self.fn, args, function_name(self.fn), _split_aux(self.kind, self.has_aux, box))
+        traced = trace_into(trace, fn, args, function_name(self.fn), _split_aux(self.kind, self.has_aux, box))
         out_tree, aux_tree = box
         n_out = out_tree.num_leaves
         out_specs = traced.result_specs
@@ -219,7 +225,7 @@ class _Jacobian(Traceable):
         for o in range(n_out):
             per = [unflatten(tree, [blocks[o][block_of[i]] for i in offsets])
                    for tree, offsets in zip(trees, per_arg, strict=True)]
-            jac.append(per[0] if isinstance(self.argnums, int) else tuple(per))
+            jac.append(per[0] if isinstance(argnums, int) else tuple(per))
         result = unflatten(out_tree, jac)
         return (result, unflatten(aux_tree, values[n_out:])) if self.has_aux else result
 

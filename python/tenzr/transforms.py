@@ -25,6 +25,7 @@ from tenzr.cache import forget_loaded, load_program
 from tenzr.compiler import lower_to_stablehlo
 from tenzr.core import (
     Array,
+    ConcretizationTypeError,
     Frame,
     ShapeDtype,
     Trace,
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 
 
 def def_location(fn: Callable) -> ir.Location:
-    code = getattr(fn, "__code__", None)
+    code = getattr(inspect.unwrap(fn), "__code__", None)
     if code is None:
         return ir.Location.unknown()
     return ir.Location.file(code.co_filename, code.co_firstlineno, 1)
@@ -308,12 +309,28 @@ class Traceable:
     def cache_key(self) -> Any:
         return self
 
+    def held_arguments(self, args: tuple) -> list[int]:
+        """Positions of arguments that an eager call may hold at their Python values when
+        tracing them fails (see `__call__`): none, unless the transformation says so."""
+        return []
+
     @api_boundary
     def __call__(self, *args: Any) -> Any:
         if _traced_call(args):
             return self.trace_call(*args)
         if not self.staged:
-            return run_retraced(self.trace_call, args, self.target)[0]
+            try:
+                return run_retraced(self.trace_call, args, self.target)[0]
+            except ConcretizationTypeError:
+                held = self.held_arguments(args)
+                if not held:
+                    raise
+            # JAX's grad keeps a non-differentiated Python number a number, so code may slice
+            # or branch on it. Tracing it instead lets one program serve every value; only
+            # when the function needs its value is it traced again with the number fixed.
+            free = [n for n in range(len(args)) if n not in held]
+            return run_retraced(partial_call(self.trace_call, args, free), tuple(args[n] for n in free),
+                                self.target)[0]
         leaves, in_tree = flatten(args)
         found = _COMPILED.get(_cache_key(self.cache_key(), leaves, in_tree, self.target))
         return (found or self.compiled(*args))(leaves)
@@ -511,6 +528,43 @@ def check_argnums(argnums: Any) -> int | tuple[int, ...]:
     raise TenzrError(f"argnums must be an int or a non-empty tuple of ints, got {argnums!r}")
 
 
+def partial_call(fn: Callable, args: tuple, free: Sequence[int]) -> Callable:
+    """`fn` of the arguments at positions `free` only, the others held at their values in
+    `args` (JAX's `argnums_partial`)."""
+    @functools.wraps(fn)
+    def call(*values: Any) -> Any:
+        full = list(args)
+        for n, value in zip(free, values, strict=True):
+            full[n] = value
+        return fn(*full)
+
+    return call
+
+
+def held_numbers(args: tuple, argnums: int | tuple[int, ...]) -> list[int]:
+    """Positions not in `argnums` of arguments that are Python numbers (or pytrees of
+    them): what JAX's grad and jacobians keep as Python values."""
+    nums = {argnums} if isinstance(argnums, int) else set(argnums)
+    nums = {n % len(args) for n in nums if -len(args) <= n < len(args)}
+    return [n for n, arg in enumerate(args) if n not in nums
+            and all(isinstance(leaf, (bool, int, float, complex)) for leaf in flatten(arg)[0])]
+
+
+def hold_numbers(fn: Callable, args: tuple, argnums: int | tuple[int, ...]
+                 ) -> tuple[Callable, tuple, int | tuple[int, ...]]:
+    """(`fn`, `args`, `argnums`) with the arguments of `held_numbers` held at their values,
+    as JAX's grad holds them: `fn` of the other arguments, and `argnums` counted in those."""
+    nums = [argnums] if isinstance(argnums, int) else list(argnums)
+    held = held_numbers(args, argnums)
+    if not held or not all(-len(args) <= n < len(args) for n in nums):
+        return fn, args, argnums  # (an argnums out of range is wrt_leaves' error)
+    free = [n for n in range(len(args)) if n not in held]
+    at = {n: i for i, n in enumerate(free)}
+    renumbered = [at[n % len(args)] for n in nums]
+    return (partial_call(fn, args, free), tuple(args[n] for n in free),
+            renumbered[0] if isinstance(argnums, int) else tuple(renumbered))
+
+
 def wrt_leaves(args: tuple, argnums: int | tuple[int, ...]) -> tuple[list[list[int]], list[TreeDef]]:
     """Flat leaf indices of each argument picked by `argnums`, and its tree structure."""
     nums = [argnums] if isinstance(argnums, int) else list(argnums)
@@ -565,12 +619,16 @@ class _Gradient(Traceable):
     def cache_key(self) -> Any:
         return ("grad", self.fn, self.argnums, self.has_aux, self.with_value, self.holomorphic)
 
+    def held_arguments(self, args: tuple) -> list[int]:
+        return held_numbers(args, self.argnums)
+
     def trace_call(self, *args: Any) -> Any:
         trace = current_trace()
         assert trace is not None
         kind = "value_and_grad" if self.with_value else "grad"
+        fn, args, argnums = hold_numbers(self.fn, args, self.argnums)
         leaves = [asarray(leaf) for leaf in flatten(args)[0]]
-        per_arg, trees = wrt_leaves(args, self.argnums)
+        per_arg, trees = wrt_leaves(args, argnums)
         wrt = list(dict.fromkeys(i for offsets in per_arg for i in offsets))
         for i in wrt:
             if self.holomorphic and not leaves[i].spec.is_complex:
@@ -588,7 +646,7 @@ class _Gradient(Traceable):
             aux_box.append(aux_tree)
             return [y, *aux_leaves]
 
-        traced = trace_into(trace, self.fn, args, function_name(self.fn), split)
+        traced = trace_into(trace, fn, args, function_name(self.fn), split)
         with phase("tenzr-grad"):
             derived = differentiate(trace.module, traced.name, wrt, "value_and_grad", seeded=[0])
         results = list(ir.FunctionType(ir.TypeAttr(derived.attributes["function_type"]).value).results)
@@ -598,7 +656,7 @@ class _Gradient(Traceable):
         grad_of = dict(zip(wrt, out[1 + n_aux:], strict=True))
         grad_trees = [unflatten(tree, [grad_of[i] for i in offsets]) for tree, offsets in zip(trees, per_arg,
                                                                                                strict=True)]
-        g = grad_trees[0] if isinstance(self.argnums, int) else tuple(grad_trees)
+        g = grad_trees[0] if isinstance(argnums, int) else tuple(grad_trees)
         aux = unflatten(aux_box[0], aux_leaves)
         if self.with_value:
             return ((value, aux) if self.has_aux else value), g

@@ -259,6 +259,40 @@ def test_jvp_gives_python_number_primals_their_tangents_dtype():
     assert y.dtype == dy.dtype == np.float64 and dy == 13.5
 
 
+def test_grad_keeps_non_differentiated_python_numbers_numbers(x64):
+    """As JAX's grad and jacobians, a non-differentiated Python number is a number where the
+    function needs it as one (a slice bound, a Python branch), eager and inside jit; where
+    it does not, one program serves every value."""
+    from tenzr import transforms
+
+    def loss(xp):
+        def f(w, i, training=True, scale=2.0):
+            y = w[i:i + 2] * scale
+            if training:
+                y = y ** 3
+            return xp.sum(y) + i
+        return f
+
+    w = np.linspace(0.5, 3.0, 6)
+    for args in [(w, 2, False), (w, 3, True, 0.5)]:
+        np.testing.assert_allclose(tz.grad(loss(tz))(*args), jax.grad(loss(jnp))(*args), rtol=1e-14)
+    value, (g,) = tz.value_and_grad(loss(tz), argnums=(0,))(w, 1)
+    expected_value, (expected_g,) = jax.value_and_grad(loss(jnp), argnums=(0,))(w, 1)
+    np.testing.assert_allclose([value, *g], [expected_value, *expected_g], rtol=1e-14)
+    np.testing.assert_allclose(tz.jit(lambda w: tz.grad(loss(tz))(w, 2))(w), jax.grad(loss(jnp))(w, 2), rtol=1e-14)
+    for ours, theirs in [(tz.jacrev, jax.jacrev), (tz.hessian, jax.hessian)]:
+        np.testing.assert_allclose(ours(lambda w, n: tz.sin(w[:n]) ** 2)(w, 3),
+                                   theirs(lambda w, n: jnp.sin(w[:n]) ** 2)(w, 3), rtol=1e-14)
+
+    transforms._RETRACED.clear()
+    indexed = tz.grad(lambda w, i: w[i] ** 2)
+    for i in range(4):
+        np.testing.assert_array_equal(indexed(w, i), np.eye(6)[i] * 2 * w[i])
+    assert len(transforms._RETRACED) == 1
+    with pytest.raises(tz.errors.ConcretizationTypeError, match="cannot be used as a Python int"):
+        tz.grad(lambda w: tz.sum(w[:int(w[0])]))(w)
+
+
 def test_dirichlet_rvs_draws_as_scipy():
     """SciPy's set-up sampler: the same draws as SciPy's from the same NumPy seed."""
     np.random.seed(3)
