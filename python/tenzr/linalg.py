@@ -221,30 +221,30 @@ def inv(a: ArrayLike) -> Array:
 def qr(a: ArrayLike, mode: str = "reduced") -> Any:
     """(Q, R) with a = Q R, Q's columns orthonormal and R upper triangular with a positive
     diagonal (Gram-Schmidt, orthogonalizing twice); for [..., m, n] with m >= n. `mode`
-    "reduced" (Q is [..., m, n]) or "r" (R alone)."""
+    "reduced" (Q is [..., m, n]) or "r" (R alone). One column of Q and R per loop
+    iteration; Q's columns not yet found are zero, so projecting on all of Q projects on
+    those already known."""
     a = tnp._float(a)
     if mode not in ("reduced", "r"):
         raise TenzrError(f"qr: mode {mode!r} is not supported (use 'reduced' or 'r')", user_location())
     if a.ndim < 2 or a.shape[-2] < a.shape[-1]:
         raise TenzrError(f"qr: expects a matrix [..., m, n] with m >= n, got shape {list(a.shape)}", user_location())
     n = a.shape[-1]
-    q: Array | None = None
-    r_columns = []
-    for j in range(n):
-        v = a[..., :, j]
+    rows = _rows(n)
+
+    def step(j: Array, carry: tuple[Array, Array]) -> tuple[Array, Array]:
+        q, r = carry
+        v = _slab(a, j, -1)[..., 0]
         coefficients = None
-        if q is not None:
-            for _ in range(2):
-                c = tnp.einsum("...mj,...m->...j", q, v)
-                v = v - tnp.einsum("...mj,...j->...m", q, c)
-                coefficients = c if coefficients is None else coefficients + c
-        length = tnp.sqrt(tnp.sum(v * v, axis=-1))
-        column = (v / length[..., None])[..., None]
-        q = column if q is None else tnp.concatenate([q, column], axis=-1)
-        below = tnp.zeros((*a.shape[:-2], n - j - 1), a.dtype)
-        parts = [length[..., None], below] if coefficients is None else [coefficients, length[..., None], below]
-        r_columns.append(tnp.concatenate(parts, axis=-1)[..., None])
-    r = tnp.concatenate(r_columns, axis=-1)
+        for _ in range(2):
+            c = tnp.einsum("...mj,...m->...j", q, v)
+            v = v - tnp.einsum("...mj,...j->...m", q, c)
+            coefficients = c if coefficients is None else coefficients + c
+        length = tnp.sqrt(tnp.sum(v * v, axis=-1, keepdims=True))
+        column = tnp.where(rows == j, length, coefficients)
+        return _put(q, (v / length)[..., None], j, -1), _put(r, column[..., None], j, -1)
+
+    q, r = _steps(n, step, (tnp.zeros(a.shape, a.dtype), tnp.zeros((*a.shape[:-2], n, n), a.dtype)))
     return r if mode == "r" else (q, r)
 
 

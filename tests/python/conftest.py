@@ -15,8 +15,8 @@ def pytest_configure(config):
 # The longest files first: `--dist loadfile` hands whole files to the two workers in
 # collection order, so a long file collected last (the Vulkan op tables sort late) kept one
 # worker busy alone at the end. Files not named keep their order after these.
-LONGEST_FIRST = ("test_targets_vulkan.py", "test_ops_grad.py", "test_targets_cuda.py", "test_docs.py",
-                 "test_tools_fuzz.py", "test_fuzz.py", "test_ops_forward.py", "test_api_numpy.py")
+LONGEST_FIRST = ("test_ops_grad.py", "test_ops_forward.py", "test_targets_vulkan.py", "test_targets_cuda.py",
+                 "test_docs.py", "test_tools_fuzz.py", "test_fuzz.py", "test_api_numpy.py")
 
 
 def pytest_collection_modifyitems(session, config, items):

@@ -277,14 +277,15 @@ def batched_inputs(row: Row) -> list[np.ndarray]:
 def compile_batch_rows(rows: Sequence[Row]) -> Program:
     """For each row, `@rN`, `@rN_batch` (tenzr-batch, every argument batched at 0) and
     `@rN_first_batch` (only the first argument batched, at its last axis)."""
+    from tenzr.dialect.ir_imports import ir
     from tenzr.passes.tenzr_batch import batch_function
 
     def add(module) -> None:
         for i, row in enumerate(rows):
             build_function(module, f"r{i}", [spec_of_array(a) for a in row.inputs], row.build)
+            first = batch_function(module, f"r{i}", [-1, *[None] * (len(row.inputs) - 1)], BATCH)
+            first.attributes["sym_name"] = ir.StringAttr.get(f"r{i}_first_batch")
             batch_function(module, f"r{i}", [0] * len(row.inputs), BATCH)
-            build_function(module, f"r{i}_first", [spec_of_array(a) for a in row.inputs], row.build)
-            batch_function(module, f"r{i}_first", [-1, *[None] * (len(row.inputs) - 1)], BATCH)
 
     return _cpu_program(add)
 

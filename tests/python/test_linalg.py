@@ -154,7 +154,8 @@ def test_vmap_of_solve_matches_numpy():
 def test_large_matrices_compile_and_match_numpy():
     """The factorizations and substitutions run one row or column per loop iteration: written
     out step by step, solve failed to compile at n = 20 and a triangular solve at n = 40
-    ("failed to solve for usage analysis"), and Cholesky at n = 100 took 25 s to compile."""
+    ("failed to solve for usage analysis"), Cholesky at n = 100 took 25 s to compile and QR at
+    n = 40 26 s."""
     n = 100
     m = RNG.standard_normal((n, n))
     spd, b = m @ m.T + n * np.eye(n), RNG.standard_normal(n)
@@ -162,6 +163,8 @@ def test_large_matrices_compile_and_match_numpy():
     np.testing.assert_allclose(tz.linalg.solve(m, b[:, None]), np.linalg.solve(m, b[:, None]), rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(tz.linalg.cholesky(spd), np.linalg.cholesky(spd), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(tz.linalg.slogdet(m)[1], np.linalg.slogdet(m)[1], rtol=1e-10)
+    q, r = tz.linalg.qr(m)
+    np.testing.assert_allclose(q * 2 + r[:1, :], _positive_qr(np, m), rtol=1e-8, atol=1e-10)
     upper = np.triu(m) + n * np.eye(n)
     np.testing.assert_allclose(tz.scipy.linalg.solve_triangular(upper, b), sl.solve_triangular(upper, b),
                                rtol=1e-10, atol=1e-12)

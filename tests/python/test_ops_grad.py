@@ -1,15 +1,18 @@
-"""Every VJP rule against central finite differences, in float64 on CPU: the tenzr ops'
-rules, those of the StableHLO ops tenzr-grad meets again when it differentiates its own
-output (or imports), and every tenzr op's second derivatives (the gradient of its VJP)."""
+"""Every VJP and JVP rule, in float64 on CPU: the tenzr ops' rules, and those of the
+StableHLO ops tenzr-grad and tenzr-jvp meet again in their own output (or in imports).
+VJPs against central finite differences; JVPs against central differences and against
+the VJP (<J v, u> == <v, Jᵀ u>), from one module per table; every tenzr op's second
+derivatives (the gradient of its VJP); and the JVP table against the VJP table."""
 
 from collections import Counter
 
 import pytest
 from harness import (
     as_f64,
+    check_jvp,
     check_second_order,
     check_vjp,
-    compile_rows,
+    compile_jvp_rows,
     compile_second_order_rows,
     spec_of_array,
     wrt_of,
@@ -18,12 +21,13 @@ from op_table import GRAD_ROWS, STABLEHLO_ROWS
 
 from tenzr.dialect import make_context
 from tenzr.dialect.functions import build_function, new_module
+from tenzr.passes.rules import JVP_RULES, NO_DERIVATIVE, TRANSPOSED, VJP_RULES
 from tenzr.passes.tenzr_grad import differentiate
 
 
 @pytest.fixture(scope="module")
 def program():
-    return compile_rows(GRAD_ROWS, grad=True)
+    return compile_jvp_rows(GRAD_ROWS)
 
 
 @pytest.mark.parametrize("index", range(len(GRAD_ROWS)), ids=[r.name for r in GRAD_ROWS])
@@ -31,14 +35,39 @@ def test_vjp(program, index):
     check_vjp(program, index, GRAD_ROWS[index])
 
 
+@pytest.mark.parametrize("index", range(len(GRAD_ROWS)), ids=[r.name for r in GRAD_ROWS])
+def test_jvp(program, index):
+    check_jvp(program, index, GRAD_ROWS[index])
+
+
 @pytest.fixture(scope="module")
 def stablehlo_program():
-    return compile_rows(STABLEHLO_ROWS, grad=True)
+    return compile_jvp_rows(STABLEHLO_ROWS)
 
 
 @pytest.mark.parametrize("index", range(len(STABLEHLO_ROWS)), ids=[r.name for r in STABLEHLO_ROWS])
 def test_stablehlo_vjp(stablehlo_program, index):
     check_vjp(stablehlo_program, index, STABLEHLO_ROWS[index])
+
+
+@pytest.mark.parametrize("index", range(len(STABLEHLO_ROWS)), ids=[r.name for r in STABLEHLO_ROWS])
+def test_stablehlo_jvp(stablehlo_program, index):
+    check_jvp(stablehlo_program, index, STABLEHLO_ROWS[index])
+
+
+def test_every_op_with_a_vjp_rule_has_a_jvp_entry():
+    assert set(JVP_RULES) == set(VJP_RULES)
+    for name, rule in VJP_RULES.items():
+        assert (JVP_RULES[name] is NO_DERIVATIVE) == (rule is NO_DERIVATIVE), name
+
+
+def test_region_ops_have_their_own_jvp_rules():
+    # A region op's VJP rule works through the driver's region API: it cannot be
+    # transposed like a rule that only builds StableHLO.
+    region_ops = {"tenzr.while", "tenzr.case", "stablehlo.while", "stablehlo.case", "stablehlo.if"}
+    assert region_ops <= set(JVP_RULES)
+    for name in region_ops:
+        assert JVP_RULES[name] is not TRANSPOSED and JVP_RULES[name] is not NO_DERIVATIVE, name
 
 
 CHUNK = 30  # rows per second-order module (one compile each, so a failure stays local)
