@@ -354,6 +354,7 @@ class jit(Traceable):  # JAX's name
     Arguments named by `static_argnums` (positions) or `static_argnames` (keywords) are not
     traced: the program is compiled for their values, which must be hashable (shapes, flags,
     functions), as in JAX. Keyword arguments are otherwise traced like positional ones.
+    Called without `fn` (`@tz.jit(static_argnums=1)`), it returns the decorator, as JAX's.
 
     >>> f = tz.jit(lambda x: tz.exp(x) * 2.0)
     >>> f(np.zeros(3, np.float32))
@@ -361,6 +362,11 @@ class jit(Traceable):  # JAX's name
     """
 
     staged = True
+
+    def __new__(cls, fn: Callable | None = None, *args: Any, **kwargs: Any) -> Any:
+        if fn is None:  # `@tz.jit(static_argnums=...)`, JAX's decorator form
+            return functools.partial(cls, *args, **kwargs)
+        return super().__new__(cls)
 
     def __init__(self, fn: Callable, target: str | Target = "cpu", static_argnums: int | Sequence[int] = (),
                  static_argnames: str | Sequence[str] = ()):

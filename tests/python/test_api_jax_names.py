@@ -162,6 +162,12 @@ def test_jit_static_argnums_and_argnames():
     with pytest.raises(tz.TenzrError, match="static arguments must be hashable"):
         g(x, np.array([1, 2]))
 
+    @tz.jit(static_argnums=(1,))  # JAX's decorator form
+    def head(x, n):
+        return x[:n] * 2.0
+
+    np.testing.assert_array_equal(head(x, 2), [0.0, 2.0])
+
 
 def test_eval_shape_traces_without_compiling():
     out = tz.eval_shape(lambda x, w: {"y": tz.tanh(x @ w), "n": x.sum()}, tz.ShapeDtypeStruct((4, 3), np.float32),
