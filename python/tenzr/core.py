@@ -498,6 +498,29 @@ def array(x: Any, dtype: Any = None) -> Array | np.ndarray:
     return out.view(ConcreteArray)
 
 
+@api_boundary
+def device_put(x: Any, device: Any = None) -> Any:
+    """JAX's `jax.device_put`: the pytree `x` with every leaf an array (`tz.asarray`'s).
+    Tenzr's arrays stay in host memory between calls (each call hands its inputs to its
+    target), so there is no device to choose: `device` must be None."""
+    from tenzr.pytree import flatten, unflatten
+
+    if device is not None:
+        raise TenzrError("device_put: Tenzr keeps arrays in host memory; pass no device (the target of tz.jit "
+                         "chooses where a program runs)")
+    leaves, tree = flatten(x)
+    return unflatten(tree, [leaf if isinstance(leaf, Array) else array(leaf) for leaf in leaves])
+
+
+@api_boundary
+def device_get(x: Any) -> Any:
+    """JAX's `jax.device_get`: the pytree `x` with every leaf a NumPy array."""
+    from tenzr.pytree import flatten, unflatten
+
+    leaves, tree = flatten(x)
+    return unflatten(tree, [np.asarray(leaf) for leaf in leaves])
+
+
 class ConcreteArray(np.ndarray):
     """What `tz.array` and `tz.asarray` give outside a trace: a NumPy array in every way,
     except that indexing it with traced arrays (in a function traced later) reads it as a

@@ -59,14 +59,61 @@ def scatter(x: Any, indices: Any, updates: Any, axis: int = 0, mode: str = "set"
 
 
 def dynamic_slice(x: Any, starts: Sequence[Any], sizes: Sequence[int]) -> Array:
-    """x[starts : starts + sizes] with runtime starts, clamped so the slice stays inside."""
-    return emit(T.dynamic_slice, asarray(x), *(_index(s) for s in starts), sizes=sizes)
+    """x[starts : starts + sizes] with runtime starts, as JAX's: a negative start counts from
+    the end, and starts are clamped so the slice stays inside."""
+    x = asarray(x)
+    return emit(T.dynamic_slice, x, *_starts(starts, x.shape, "dynamic_slice"), sizes=sizes)
 
 
 def dynamic_update_slice(x: Any, update: Any, starts: Sequence[Any]) -> Array:
-    """x with `update` written at runtime `starts` (clamped so it fits)."""
+    """x with `update` written at runtime `starts` (negative ones count from the end; clamped
+    so it fits), as JAX's."""
     x, update = promote(x, update)
-    return emit(T.dynamic_update_slice, x, update, *(_index(s) for s in starts))
+    return emit(T.dynamic_update_slice, x, update, *_starts(starts, x.shape, "dynamic_update_slice"))
+
+
+def dynamic_slice_in_dim(operand: Any, start_index: Any, slice_size: int = 1, axis: int = 0) -> Array:
+    """`dynamic_slice` along one axis (JAX's)."""
+    x = asarray(operand)
+    axis = _axis(axis, x.ndim)
+    starts: list[Any] = [0] * x.ndim
+    starts[axis] = start_index
+    sizes = list(x.shape)
+    sizes[axis] = slice_size
+    return dynamic_slice(x, starts, sizes)
+
+
+def dynamic_index_in_dim(operand: Any, index: Any, axis: int = 0, keepdims: bool = True) -> Array:
+    """The slice at runtime `index` of `axis`, that dim kept (size 1) or dropped (JAX's)."""
+    x = asarray(operand)
+    axis = _axis(axis, x.ndim)
+    out = dynamic_slice_in_dim(x, index, 1, axis)
+    return out if keepdims else tnp.squeeze(out, axis)
+
+
+def dynamic_update_slice_in_dim(operand: Any, update: Any, start_index: Any, axis: int) -> Array:
+    """`dynamic_update_slice` along one axis (JAX's)."""
+    x = asarray(operand)
+    axis = _axis(axis, x.ndim)
+    starts: list[Any] = [0] * x.ndim
+    starts[axis] = start_index
+    return dynamic_update_slice(x, update, starts)
+
+
+def dynamic_update_index_in_dim(operand: Any, update: Any, index: Any, axis: int) -> Array:
+    """x with `update` written at runtime `index` of `axis` (`update` with or without that
+    dim, as JAX's)."""
+    x, update = asarray(operand), asarray(update)
+    axis = _axis(axis, x.ndim)
+    if update.ndim == x.ndim - 1:
+        update = tnp.expand_dims(update, axis)
+    return dynamic_update_slice_in_dim(x, update, index, axis)
+
+
+def _axis(axis: int, ndim: int) -> int:
+    if not -ndim <= axis < ndim:
+        raise TenzrError(f"axis {axis} is out of range for an array of rank {ndim}", user_location())
+    return axis % ndim
 
 
 def stop_gradient(x: Any) -> Array:
@@ -90,9 +137,19 @@ def bitcast_convert_type(x: Any, new_dtype: Any) -> Array:
     return emit(T.bitcast_convert, x, result=x.spec.with_dtype(dtype_name(new_dtype)))
 
 
-def _index(start: Any) -> Array:
+def _starts(starts: Sequence[Any], shape: tuple[int, ...], what: str) -> list[Array]:
+    if len(starts) != len(shape):
+        raise TenzrError(f"{what}: {len(starts)} start indices for an array of rank {len(shape)}", user_location())
+    return [_index(s, n) for s, n in zip(starts, shape, strict=True)]
+
+
+def _index(start: Any, size: int) -> Array:
+    """A start index as a 0-d array, a negative one counted from the end of a dim of `size`."""
+    if isinstance(start, (int, np.integer)):
+        return asarray(start + size if start < 0 else start)
     s = asarray(start)
-    return s if s.ndim == 0 else s.reshape(())
+    s = s if s.ndim == 0 else s.reshape(())
+    return tnp.where(s < 0, s + size, s)
 
 
 max = globals()["maximum"]  # noqa: A001 (JAX's lax names for the generated ops)

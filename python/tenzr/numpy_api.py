@@ -32,7 +32,7 @@ from tenzr.core import (
 )
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
-from tenzr.dialect.types import broadcast_shapes, numpy_dtype
+from tenzr.dialect.types import TensorSpec, broadcast_shapes, numpy_dtype
 from tenzr.flags import default_float, default_int
 
 ArrayLike = Any
@@ -509,9 +509,17 @@ def full(shape: Any, fill_value: Any, dtype: Any = None) -> Array:
 def arange(*args: Any, dtype: Any = None) -> Array:
     """NumPy's arange; without `dtype`, integers if every bound is an integer, else floats
     (int32 and float32, or 64-bit with jax_enable_x64)."""
+    integral = all(isinstance(a, (int, np.integer)) for a in args)
     if dtype is None:
-        dtype = default_int() if all(isinstance(a, (int, np.integer)) for a in args) else default_float()
-    return asarray(_host("arange", lambda: np.arange(*args, dtype=numpy_dtype(dtype_name(dtype)))))
+        dtype = default_int() if integral else default_float()
+    name = dtype_name(dtype)
+    if integral and 1 <= len(args) <= 3 and np.issubdtype(numpy_dtype(name), np.integer):
+        # Counted by an iota, not spelled out as a constant: an arange over an image batch
+        # (random bits) was a 6 MB constant that IREE took a minute to compile.
+        steps = range(*(int(a) for a in args))
+        counts = emit(T.iota, result=TensorSpec((len(steps),), name), dimension=0)
+        return counts * steps.step + steps.start if (steps.step, steps.start) != (1, 0) else counts
+    return asarray(_host("arange", lambda: np.arange(*args, dtype=numpy_dtype(name))))
 
 
 def eye(n: int, m: int | None = None, dtype: Any = None) -> Array:

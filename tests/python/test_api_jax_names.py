@@ -374,3 +374,45 @@ def test_full_of_a_traced_fill_value(x64):
 
     for fn in (tz.grad(f), tz.jit(tz.grad(f))):
         np.testing.assert_allclose(fn(1.5), jax.grad(f_jax)(1.5), rtol=1e-6)
+
+
+def test_dynamic_slices_in_dim_and_negative_starts_as_jax(x64):
+    """lax's *_in_dim helpers, and dynamic slices whose (traced or Python) start is
+    negative: JAX counts it from the end, then clamps, where StableHLO only clamps."""
+    x = np.arange(24.0).reshape(4, 6)
+    u = np.full((4, 2), -1.0)
+
+    def cases(lax, i):
+        return (lax.dynamic_slice_in_dim(x, i, 2, axis=1), lax.dynamic_index_in_dim(x, i, 0, keepdims=False),
+                lax.dynamic_index_in_dim(x, i, 1), lax.dynamic_update_slice_in_dim(x, u, i, axis=1),
+                lax.dynamic_update_index_in_dim(x, u[:, 0], i, 1), lax.dynamic_slice(x, (i, -2), (2, 3)),
+                lax.dynamic_update_slice(x, u, (-9, i)))
+
+    for i in (1, -1, -3, 5):
+        ours = tz.jit(lambda i: cases(tz.lax, i))(np.int64(i))
+        for got, want in zip(ours, jax.jit(lambda i: cases(jax.lax, i))(np.int64(i)), strict=True):
+            np.testing.assert_array_equal(got, want, err_msg=f"start {i}")
+        for got, want in zip(tz.jit(lambda i=i: cases(tz.lax, i))(), cases(jax.lax, i), strict=True):
+            np.testing.assert_array_equal(got, want, err_msg=f"Python start {i}")
+    with pytest.raises(tz.TenzrError, match="dynamic_slice: 1 start indices for an array of rank 2"):
+        tz.jit(lambda x: tz.lax.dynamic_slice(x, (0,), (1,)))(x)
+
+
+def test_integer_arange_is_counted_not_spelled_out():
+    """An integer arange is an iota (scaled and shifted), not a constant of its values: the
+    module stays small however long it is, and the values are NumPy's."""
+    for args in [(5,), (2, 11, 3), (10, 0, -2), (0,), (3, 3)]:
+        np.testing.assert_array_equal(tz.jit(lambda args=args: tz.arange(*args))(), np.arange(*args, dtype=np.int32))
+    assert tz.jit(lambda: tz.arange(3, dtype=tz.int64))().dtype == np.int64
+    assert len(tz.jit(lambda: tz.arange(1_000_000)).lower()) < 2_000
+
+
+def test_device_put_and_get_give_arrays(x64):
+    tree = {"w": [1.0, 2.0], "b": (np.float64(3.0), 4)}
+    put = tz.device_put(tree)
+    want = jax.device_put(tree)
+    for got, expected in zip(tz.tree_util.tree_leaves(put), jax.tree_util.tree_leaves(want), strict=True):
+        assert np.asarray(got).dtype == np.asarray(expected).dtype and np.asarray(got) == np.asarray(expected)
+    assert all(type(leaf) is np.ndarray for leaf in tz.tree_util.tree_leaves(tz.device_get(put)))
+    with pytest.raises(tz.TenzrError, match="pass no device"):
+        tz.device_put(tree, "cpu:0")
