@@ -22,7 +22,7 @@ from tenzr.control import fori_loop
 from tenzr.core import Array, check_arguments, promote, user_location
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.forward import custom_jvp
-from tenzr.lax import dynamic_slice, dynamic_update_slice
+from tenzr.lax import dynamic_index_in_dim, dynamic_update_slice_in_dim
 from tenzr.numpy_lib import diagonal, imag, real, tril, triu
 
 ArrayLike = Any
@@ -46,22 +46,6 @@ IREE 3.13 failed to compile a solve of 20 rows, and took 25 s for a Cholesky of 
 def _steps(n: int, step: Any, start: Any) -> Any:
     """fori_loop(0, n, step, start), written out for small n (_UNROLLED_UP_TO)."""
     return fori_loop(0, n, step, start, unroll=True if n <= _UNROLLED_UP_TO else 1)
-
-
-def _slab(x: Array, i: Array, axis: int) -> Array:
-    """x at the traced index i of `axis` (-2: a row, -1: a column), that dim kept at size 1."""
-    starts: list[Any] = [0] * x.ndim
-    starts[axis] = i
-    sizes = list(x.shape)
-    sizes[axis] = 1
-    return dynamic_slice(x, starts, sizes)
-
-
-def _put(x: Array, slab: Array, i: Array, axis: int) -> Array:
-    """x with `slab` (as `_slab` reads it) written at the traced index i of `axis`."""
-    starts: list[Any] = [0] * x.ndim
-    starts[axis] = i
-    return dynamic_update_slice(x, slab, starts)
 
 
 def _rows(n: int) -> Array:
@@ -90,10 +74,10 @@ def _triangular(a: Array, b: Array, lower: bool, unit_diagonal: bool) -> Array:
 
     def step(t: Array, x: Array) -> Array:
         i = t if lower else n - 1 - t
-        row = _slab(b, i, -2)[..., 0, :] - _dot_rows(_slab(a, i, -2)[..., 0, :], x)
+        row = dynamic_index_in_dim(b, i, -2, False) - _dot_rows(dynamic_index_in_dim(a, i, -2, False), x)
         if not unit_diagonal:
-            row = row / _slab(diagonal_entries, i, -1)
-        return _put(x, row[..., None, :], i, -2)
+            row = row / dynamic_index_in_dim(diagonal_entries, i, -1)
+        return dynamic_update_slice_in_dim(x, row[..., None, :], i, -2)
 
     return _steps(n, step, tnp.zeros(b.shape, b.dtype))
 
@@ -134,9 +118,10 @@ def cholesky(a: ArrayLike, upper: bool = False) -> Array:
     rows = _rows(n)
 
     def step(j: Array, factor: Array) -> Array:
-        column = _slab(a, j, -1)[..., 0] - tnp.einsum("...ij,...j->...i", factor, _slab(factor, j, -2)[..., 0, :])
-        column = column / tnp.sqrt(_slab(column, j, -1))
-        return _put(factor, tnp.where(rows >= j, column, 0.0)[..., None], j, -1)
+        known = tnp.einsum("...ij,...j->...i", factor, dynamic_index_in_dim(factor, j, -2, False))
+        column = dynamic_index_in_dim(a, j, -1, False) - known
+        column = column / tnp.sqrt(dynamic_index_in_dim(column, j, -1))
+        return dynamic_update_slice_in_dim(factor, tnp.where(rows >= j, column, 0.0)[..., None], j, -1)
 
     factor = _steps(n, step, tnp.zeros(a.shape, a.dtype))
     return tnp.swapaxes(factor, -1, -2) if upper else factor
@@ -158,18 +143,18 @@ def _lu(a: Array) -> _LU:
 
     def step(k: Array, carry: tuple[Array, Array, Array, Array]) -> tuple[Array, Array, Array, Array]:
         a, lower, permutation, parity = carry
-        column = _slab(a, k, -1)[..., 0]
+        column = dynamic_index_in_dim(a, k, -1, False)
         pivot_row = tnp.argmax(tnp.where(rows >= k, tnp.abs(column), -1.0), axis=-1).astype(np.int32)[..., None]
         swap = tnp.where(rows == k, pivot_row, tnp.where(rows == pivot_row, k, rows))
         a = tnp.take_along_axis(a, tnp.broadcast_to(swap[..., None], a.shape), axis=-2)
         lower = tnp.take_along_axis(lower, tnp.broadcast_to(swap[..., None], a.shape), axis=-2)
         permutation = tnp.take_along_axis(permutation, swap, axis=-1)
         parity = parity * tnp.where(pivot_row[..., 0] == k, 1.0, -1.0)
-        column = _slab(a, k, -1)[..., 0]
-        pivot = _slab(column, k, -1)
+        column = dynamic_index_in_dim(a, k, -1, False)
+        pivot = dynamic_index_in_dim(column, k, -1)
         safe = tnp.where(pivot == 0, 1.0, pivot)  # a singular column: nothing to eliminate
         factors = tnp.where(rows > k, column / safe, 0.0)
-        a = a - factors[..., :, None] * _slab(a, k, -2)
+        a = a - factors[..., :, None] * dynamic_index_in_dim(a, k, -2)
         lower = lower + factors[..., :, None] * (rows == k).astype(a.dtype)
         return a, lower, permutation, parity
 
@@ -234,7 +219,7 @@ def qr(a: ArrayLike, mode: str = "reduced") -> Any:
 
     def step(j: Array, carry: tuple[Array, Array]) -> tuple[Array, Array]:
         q, r = carry
-        v = _slab(a, j, -1)[..., 0]
+        v = dynamic_index_in_dim(a, j, -1, False)
         coefficients = None
         for _ in range(2):
             c = tnp.einsum("...mj,...m->...j", q, v)
@@ -242,7 +227,8 @@ def qr(a: ArrayLike, mode: str = "reduced") -> Any:
             coefficients = c if coefficients is None else coefficients + c
         length = tnp.sqrt(tnp.sum(v * v, axis=-1, keepdims=True))
         column = tnp.where(rows == j, length, coefficients)
-        return _put(q, (v / length)[..., None], j, -1), _put(r, column[..., None], j, -1)
+        return (dynamic_update_slice_in_dim(q, (v / length)[..., None], j, -1),
+                dynamic_update_slice_in_dim(r, column[..., None], j, -1))
 
     q, r = _steps(n, step, (tnp.zeros(a.shape, a.dtype), tnp.zeros((*a.shape[:-2], n, n), a.dtype)))
     return r if mode == "r" else (q, r)
