@@ -26,6 +26,11 @@ handles well (the lowering pipeline runs it after `convert-tenzr-to-stablehlo`).
   with "failed to legalize operation 'arith.sitofp'"). It is rebuilt from parts that
   float32 holds exactly (12 and 20 bits of an i32, three 21-bit parts of an i64), each
   widened to float64 and summed: the same float64 the conversion gives.
+- A boolean `convert` to a real float is a `select` of 1 and 0: IREE 3.13 looks through such
+  a conversion into a data-tiled matmul (`dot(x < y, w)`, a dropout mask or a binarized batch
+  times weights) and fails to compile it ("failed to legalize unresolved source
+  materialization ... element_types = [i1, f32, f32]"), which cost a failed compile per
+  flag set with data tiling before the others were tried.
 """
 
 from __future__ import annotations
@@ -344,6 +349,13 @@ def int_to_float64(x: Value) -> Value:
     return total
 
 
+def _bool_to_float(op: ir.Operation) -> Callable[[Value], Value] | None:
+    result = sh.spec(op.results[0])
+    if sh.spec(op.operands[0]).dtype != "i1" or not result.is_float or result.is_complex:
+        return None
+    return lambda x: sh.select(x, sh.full(result, 1.0), sh.full(result, 0.0))
+
+
 def _scalar_int_to_float64(op: ir.Operation) -> bool:
     result, operand = sh.spec(op.results[0]), sh.spec(op.operands[0])
     return result.dtype == "f64" and result.rank == 0 and _INTEGER.fullmatch(operand.dtype) is not None
@@ -377,7 +389,7 @@ def _complex_rule(op: ir.Operation) -> Callable[..., Value] | None:
 
 def _real_rule(op: ir.Operation) -> Callable[..., Value] | None:
     if op.name == sh.convert.op_name:
-        return int_to_float64 if _scalar_int_to_float64(op) else None
+        return int_to_float64 if _scalar_int_to_float64(op) else _bool_to_float(op)
     rule = _EXPANSIONS.get(op.name)
     return rule[0] if rule is not None and rule[1](sh.spec(op.results[0]).dtype) else None
 
@@ -393,9 +405,10 @@ class TenzrExpandMath(Pass):
     flag: ClassVar[str] = "tenzr-expand-math"
     summary: ClassVar[str] = ("Rewrite float stablehlo.power, float64 sine, cosine, tan, tanh, atan2 and cbrt, and "
                               "complex exponential, log, sqrt, rsqrt, sine, cosine, tan, tanh, log_plus_one, "
-                              "exponential_minus_one and power, and 0-d integer to float64 conversions, into StableHLO "
-                              "that IREE compiles correctly (NumPy's results for negative and zero bases; IREE's CPU "
-                              "backend has none of these in float64, its host VM no integer to float64 conversion).")
+                              "exponential_minus_one and power, 0-d integer to float64 conversions and boolean to "
+                              "float conversions, into StableHLO that IREE compiles correctly (NumPy's results for "
+                              "negative and zero bases; IREE's CPU backend has none of these in float64, its host VM "
+                              "no integer to float64 conversion, its data tiling fails on boolean matmul operands).")
     example_input: ClassVar[str] = """\
 func.func @f(%x: tensor<3xf64>) -> tensor<3xf64> {
   %0 = stablehlo.sine %x : tensor<3xf64>

@@ -165,3 +165,21 @@ def test_cpus_without_avx512_get_data_tiling_without_aggressive_fusion():
     # 3.13 rejects this module: "operations with large vector sizes"). compile_stablehlo
     # would hide a failure by falling back, so this compiles the one flag set directly.
     assert _compile_once(text, zen3, first)[0]
+
+
+def test_a_boolean_matmul_operand_compiles_with_data_tiling():
+    """A mask times weights: IREE 3.13's data tiling failed on the boolean operand it found
+    through the conversion ("failed to legalize unresolved source materialization"), so
+    every tiled flag set was a failed compile; tenzr-expand-math makes it a select."""
+    rng = np.random.default_rng(1)
+    x, y = rng.standard_normal((2, 64, 48)).astype(np.float32)
+    w = rng.standard_normal((48, 40)).astype(np.float32)
+
+    def masked(x, y, w):
+        return tz.dot(x < y, w)
+
+    text = tz.jit(masked).lower(x, y, w)
+    flags = Target().optimization_flags(text)[0]
+    assert TILING in flags
+    _compile_once(text, Target(), flags)  # raised before
+    np.testing.assert_allclose(tz.jit(masked)(x, y, w), (x < y).astype(np.float32) @ w, rtol=1e-5, atol=1e-5)

@@ -140,3 +140,21 @@ func.func @scalar_i64_to_f64(%i: tensor<i64>) -> tensor<f64> {
   %0 = stablehlo.convert %i : (tensor<i64>) -> tensor<f64>
   return %0 : tensor<f64>
 }
+
+// -----
+
+// A boolean converted to a real float is a select of 1 and 0 (IREE's data tiling fails on
+// a matmul that reads the conversion); to an integer or a complex type it stays a convert.
+// CHECK-LABEL: func.func @bool_to_float
+// CHECK: %[[ONE:.*]] = stablehlo.constant dense<1.000000e+00> : tensor<4x3xf32>
+// CHECK: %[[ZERO:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<4x3xf32>
+// CHECK: %[[MASK:.*]] = stablehlo.select %arg0, %[[ONE]], %[[ZERO]] : tensor<4x3xi1>, tensor<4x3xf32>
+// CHECK: stablehlo.dot_general %[[MASK]], %arg1
+// CHECK: stablehlo.convert %arg0 : (tensor<4x3xi1>) -> tensor<4x3xi32>
+// CHECK-NOT: stablehlo.convert %arg0 : (tensor<4x3xi1>) -> tensor<4x3xf32>
+func.func @bool_to_float(%b: tensor<4x3xi1>, %w: tensor<3x2xf32>) -> (tensor<4x2xf32>, tensor<4x3xi32>) {
+  %0 = stablehlo.convert %b : (tensor<4x3xi1>) -> tensor<4x3xf32>
+  %1 = stablehlo.dot_general %0, %w, contracting_dims = [1] x [0] : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %2 = stablehlo.convert %b : (tensor<4x3xi1>) -> tensor<4x3xi32>
+  return %1, %2 : tensor<4x2xf32>, tensor<4x3xi32>
+}
