@@ -17,7 +17,7 @@ from tenzr.passes.regions import function_type, name_of
 from tenzr.passes.tenzr_batch import batch_function
 from tenzr.pytree import flatten, unflatten
 from tenzr.targets import Target, as_target
-from tenzr.transforms import Traceable, call_function, function_name, phase, trace_into
+from tenzr.transforms import Traceable, call_function, function_name, partial_call, phase, python_numbers, trace_into
 
 
 def _leaf_axes(kind: str, axes: Any, tree: Any, what: str) -> list[int | None]:
@@ -44,11 +44,24 @@ class _Vmapped(Traceable):
     def cache_key(self) -> Any:
         return ("vmap", self.fn, repr(self.in_axes), repr(self.out_axes), self.axis_size)
 
+    def held_arguments(self, args: tuple) -> list[int]:
+        """Positions of the unmapped arguments (in_axes None) that are Python numbers: JAX's
+        vmap keeps them numbers."""
+        in_axes = self.in_axes
+        if not isinstance(in_axes, (tuple, list)) or len(in_axes) != len(args):
+            return []
+        return [n for n, (axis, arg) in enumerate(zip(in_axes, args, strict=True))
+                if axis is None and python_numbers(arg)]
+
     def trace_call(self, *args: Any) -> Any:
         trace = current_trace()
         assert trace is not None
+        fn, in_axes = self.fn, self.in_axes
+        held = self.held_arguments(args)
+        if held:
+            free = [n for n in range(len(args)) if n not in held]
+            fn, args, in_axes = partial_call(fn, args, free), tuple(args[n] for n in free), [in_axes[n] for n in free]
         leaves = [asarray(leaf) for leaf in flatten(args)[0]]
-        in_axes = self.in_axes
         if isinstance(in_axes, list):
             in_axes = tuple(in_axes)  # (JAX reads a list as a tuple here)
         axes = _leaf_axes("arguments", in_axes, args, "in_axes")
@@ -71,7 +84,7 @@ class _Vmapped(Traceable):
         if len(sizes) > 1:
             raise TenzrError(f"vmap got inconsistent sizes for the array axes to be mapped: {sorted(sizes)}")
         size = sizes.pop()
-        traced = trace_into(trace, self.fn, tuple(unflatten(flatten(args)[1], examples)), function_name(self.fn))
+        traced = trace_into(trace, fn, tuple(unflatten(flatten(args)[1], examples)), function_name(self.fn))
         out_example = unflatten(traced.out_tree, [ShapeDtype(s.shape, s.dtype) for s in traced.result_specs])
         out_axes = self.out_axes
         if isinstance(out_axes, list) and not isinstance(out_example, list):

@@ -547,13 +547,18 @@ def partial_call(fn: Callable, args: tuple, free: Sequence[int]) -> Callable:
     return call
 
 
+def python_numbers(arg: Any) -> bool:
+    """Whether `arg` is a Python number or a pytree of them: what JAX's transformations keep
+    a Python value where they do not transform it."""
+    return all(isinstance(leaf, (bool, int, float, complex)) for leaf in flatten(arg)[0])
+
+
 def held_numbers(args: tuple, argnums: int | tuple[int, ...]) -> list[int]:
     """Positions not in `argnums` of arguments that are Python numbers (or pytrees of
     them): what JAX's grad and jacobians keep as Python values."""
     nums = {argnums} if isinstance(argnums, int) else set(argnums)
     nums = {n % len(args) for n in nums if -len(args) <= n < len(args)}
-    return [n for n, arg in enumerate(args) if n not in nums
-            and all(isinstance(leaf, (bool, int, float, complex)) for leaf in flatten(arg)[0])]
+    return [n for n, arg in enumerate(args) if n not in nums and python_numbers(arg)]
 
 
 def hold_numbers(fn: Callable, args: tuple, argnums: int | tuple[int, ...]

@@ -212,3 +212,20 @@ def test_vmap_of_cond_and_switch_with_batched_and_unbatched_predicates():
     a = r(6, 3)
     _close(tz.vmap(tz.grad(lambda a, x: captured(tz, tz)(a, x).sum()))(a, x),
            jax.vmap(jax.grad(lambda a, x: captured(jnp, jax)(a, x).sum()))(a, x))
+
+
+def test_unmapped_python_numbers_stay_numbers():
+    """As JAX's vmap, an unmapped (in_axes None) Python number is a number where the function
+    needs one (a slice bound, a Python branch), eager and inside jit (static there)."""
+    x = r(3, 5)
+
+    def make(xp, _):
+        def f(row, n, double):
+            head = xp.sum(row[:n])
+            return head * 2 if double else head
+        return f
+
+    for n, double in [(2, True), (4, False)]:
+        both(make, x, n, double, in_axes=(0, None, None))
+    _close(tz.jit(tz.vmap(make(tz, tz), in_axes=(0, None, None)), static_argnums=(1, 2))(x, 3, True),
+           jax.vmap(make(jnp, jax), in_axes=(0, None, None))(x, 3, True))
