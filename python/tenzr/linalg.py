@@ -234,6 +234,46 @@ def qr(a: ArrayLike, mode: str = "reduced") -> Any:
     return r if mode == "r" else (q, r)
 
 
+def matrix_power(a: ArrayLike, n: int) -> Array:
+    """a @ a @ ... (n factors) by repeated squaring; the identity for n = 0, powers of the
+    inverse for n < 0."""
+    a = _square(a, "matrix_power")
+    if not isinstance(n, (int, np.integer)):
+        raise TenzrError(f"matrix_power: n must be an int, got {n!r}", user_location())
+    if n < 0:
+        a, n = inv(a), -n
+    result: Array | None = None
+    while n:
+        if n & 1:
+            result = a if result is None else tnp.matmul(result, a)
+        n >>= 1
+        if n:
+            a = tnp.matmul(a, a)
+    return tnp.broadcast_to(tnp.eye(a.shape[-1], dtype=a.dtype), a.shape) if result is None else result
+
+
+def multi_dot(arrays: Any, *, precision: Any = None) -> Array:
+    """The product of a sequence of matrices (the first and last may be vectors), left to right."""
+    arrays = list(arrays)
+    if len(arrays) < 2:
+        raise TenzrError("multi_dot: needs at least two arrays", user_location())
+    out = tnp.asarray(arrays[0])
+    for b in arrays[1:]:
+        out = tnp.matmul(out, b)
+    return out
+
+
+def cond(x: ArrayLike, p: Any = None) -> Array:
+    """The condition number: the ratio of the largest to the smallest singular value (p
+    None or 2, -2 the inverse), else norm(x, p) * norm(inv(x), p)."""
+    x = tnp._float(x)
+    if p in (None, 2, -2):
+        s = svd(x, compute_uv=False)
+        ratio = s[..., 0] / s[..., -1]
+        return ratio if p != -2 else 1 / ratio
+    return norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1))
+
+
 def _squares(x: Array) -> Array:
     """|x|² elementwise (smooth at 0 for complex x too)."""
     if x.spec.is_complex:

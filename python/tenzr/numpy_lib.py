@@ -37,12 +37,18 @@ from tenzr.numpy_api import (
     _float,
     _preferred,
     abs,  # noqa: A004 (NumPy's names, as in numpy_api)
+    arange,
     arctan2,
     broadcast_to,
+    ceil,
+    clip,
     concatenate,
     einsum,
     expand_dims,
+    eye,
     flip,
+    floor,
+    floor_divide,
     isinf,
     isnan,
     logical_and,
@@ -50,8 +56,13 @@ from tenzr.numpy_api import (
     matmul,
     mean,
     moveaxis,
+    outer,
+    power,
+    prod,
+    remainder,
     reshape,
     sin,
+    sort,
     sqrt,
     stack,
     sum,  # noqa: A004
@@ -59,6 +70,7 @@ from tenzr.numpy_api import (
     take,
     transpose,
     where,
+    zeros,
 )
 from tenzr.numpy_api import max as reduce_max
 from tenzr.numpy_api import min as reduce_min
@@ -749,6 +761,287 @@ def all(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:  # noq
 def any(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:  # noqa: A001 (NumPy's name)
     """Whether some element (along `axis`) is true."""
     return reduce_max(asarray(a).astype(bool).astype(np.int32), axis, keepdims=keepdims).astype(bool)
+
+
+def empty(shape: Any, dtype: Any = None) -> Array:
+    """NumPy's `empty`, as JAX's: zeros (a traced array is never left uninitialized)."""
+    return zeros(shape, dtype)
+
+
+def identity(n: int, dtype: Any = None) -> Array:
+    """The n x n identity matrix."""
+    return eye(n, dtype=dtype)
+
+
+def count_nonzero(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
+    """How many elements (along `axis`) are not zero, as the default int."""
+    return sum(asarray(a) != 0, axis, dtype=default_int(), keepdims=keepdims)
+
+
+def nansum(a: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
+    """`sum` with NaNs counted as zero."""
+    a = asarray(a)
+    return sum(where(isnan(a), 0, a), axis, dtype=dtype, keepdims=keepdims)
+
+
+def nanprod(a: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
+    """`prod` with NaNs counted as one."""
+    a = asarray(a)
+    return prod(where(isnan(a), 1, a), axis, dtype=dtype, keepdims=keepdims)
+
+
+def nanmean(a: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
+    """The mean of the elements that are not NaN (NaN where there are none)."""
+    a = _float(a)
+    present = ~isnan(a)
+    out = sum(where(present, a, 0), axis, keepdims=keepdims) / sum(present, axis, dtype=a.dtype, keepdims=keepdims)
+    return out.astype(dtype) if dtype is not None else out
+
+
+def _nan_extreme(a: ArrayLike, axis: Any, keepdims: bool, largest: bool) -> Array:
+    a = asarray(a)
+    fill = -np.inf if largest else np.inf
+    reduce = reduce_max if largest else reduce_min
+    out = reduce(where(isnan(a), fill, a), axis, keepdims=keepdims)
+    return where(all(isnan(a), axis, keepdims=keepdims), np.nan, out)
+
+
+def nanmax(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
+    """`max` ignoring NaNs (NaN where all are NaN)."""
+    return _nan_extreme(a, axis, keepdims, largest=True)
+
+
+def nanmin(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
+    """`min` ignoring NaNs (NaN where all are NaN)."""
+    return _nan_extreme(a, axis, keepdims, largest=False)
+
+
+def average(a: ArrayLike, axis: Any = None, weights: ArrayLike = None, returned: bool = False,
+            keepdims: bool = False) -> Any:
+    """The (weighted) mean along `axis`; with `returned`, also the sum of the weights.
+    1-D weights along one `axis` are NumPy's too."""
+    a = _float(a)
+    if weights is None:
+        average_ = mean(a, axis, keepdims=keepdims)
+        scale = asarray(a.size / builtins.max(average_.size, 1)).astype(average_.dtype)
+    else:
+        w = asarray(weights)
+        if w.shape != a.shape:
+            if not isinstance(axis, int) or w.ndim != 1 or w.shape[0] != a.shape[axis]:
+                raise TenzrError(f"average: weights of shape {list(w.shape)} need the shape of a {list(a.shape)}, or "
+                                 "one dim along an int axis", user_location())
+            w = reshape(w, [w.shape[0] if d == axis % a.ndim else 1 for d in range(a.ndim)])
+        scale = sum(broadcast_to(w, a.shape), axis, keepdims=keepdims)
+        average_ = sum(a * w, axis, keepdims=keepdims) / scale
+    return (average_, broadcast_to(scale, average_.shape)) if returned else average_
+
+
+def vdot(a: ArrayLike, b: ArrayLike) -> Array:
+    """sum(conj(a) * b) over the flattened arrays."""
+    return sum(conj(ravel(a)) * ravel(b))
+
+
+def logspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True, base: ArrayLike = 10.0,
+             dtype: Any = None, axis: int = 0) -> Array:
+    """base ** linspace(start, stop, num)."""
+    out = power(base, linspace(start, stop, num, endpoint, axis=axis))
+    return out.astype(dtype) if dtype is not None else out
+
+
+def heaviside(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """0 where x1 < 0, x2 where x1 == 0, 1 where x1 > 0 (NaN stays NaN)."""
+    x1, x2 = promote(_float(x1), x2)
+    return where(x1 < 0, 0, where(x1 > 0, 1, where(isnan(x1), x1, x2)))
+
+
+def polyval(p: ArrayLike, x: ArrayLike) -> Array:
+    """The polynomial with coefficients p (highest power first) at x, by Horner's rule."""
+    p, x = asarray(p), asarray(x)
+    y = zeros(np.broadcast_shapes(x.shape, p.shape[1:]), promote(p, x)[0].dtype)
+    for k in range(p.shape[0]):
+        y = y * x + p[k]
+    return y
+
+
+def _indices_array(values: np.ndarray) -> Array:
+    return asarray(values.astype(numpy_dtype(dtype_name(default_int()))))
+
+
+def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Array, Array]:
+    """The (rows, columns) of the upper triangle of an n x m matrix, from diagonal k."""
+    return tuple(_indices_array(i) for i in np.triu_indices(n, k, m))  # type: ignore[return-value]
+
+
+def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Array, Array]:
+    """The (rows, columns) of the lower triangle of an n x m matrix, to diagonal k."""
+    return tuple(_indices_array(i) for i in np.tril_indices(n, k, m))  # type: ignore[return-value]
+
+
+def triu_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
+    """`triu_indices` of a matrix's shape."""
+    rows, columns = shape(arr)[-2:]
+    return triu_indices(rows, k, columns)
+
+
+def tril_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
+    """`tril_indices` of a matrix's shape."""
+    rows, columns = shape(arr)[-2:]
+    return tril_indices(rows, k, columns)
+
+
+def diag_indices(n: int, ndim: int = 2) -> tuple[Array, ...]:
+    """`ndim` copies of arange(n): the indices of a main diagonal."""
+    return tuple(_indices_array(i) for i in np.diag_indices(n, ndim))
+
+
+def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) -> Any:
+    """An array of the index grid of `dimensions` (one slice per dim), or with `sparse` the
+    broadcastable per-dim index arrays."""
+    kind = numpy_dtype(dtype_name(default_int() if dtype is None else dtype))
+    if sparse:
+        return tuple(asarray(g.astype(kind)) for g in np.indices(tuple(dimensions), sparse=True))
+    return asarray(np.indices(tuple(dimensions)).astype(kind))
+
+
+def unravel_index(indices: ArrayLike, shape: Sequence[int]) -> tuple[Array, ...]:
+    """The coordinates in an array of `shape` of flat `indices`; as JAX's, negative indices
+    count from the end and out-of-range ones are clipped."""
+    index = asarray(indices)
+    total = math.prod(shape)
+    index = clip(where(index < 0, index + total, index), 0, builtins.max(total - 1, 0))
+    coordinates: list[Array] = []
+    for size_ in reversed(tuple(shape)):
+        coordinates.append(remainder(index, size_))
+        index = floor_divide(index, size_)
+    return tuple(reversed(coordinates))
+
+
+def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left", sorter: ArrayLike = None) -> Array:
+    """Where each of v would go in the sorted 1-D array a to keep it sorted: after the equal
+    elements with side="right". (It compares every v with every element of a.)"""
+    if side not in ("left", "right"):
+        raise TenzrError(f"searchsorted: side must be 'left' or 'right', got {side!r}", user_location())
+    a, v = promote(a, v)
+    if a.ndim != 1:
+        raise TenzrError(f"searchsorted: a must be 1-D, got shape {list(a.shape)}", user_location())
+    if sorter is not None:
+        a = take(a, sorter)
+    before = a < v[..., None] if side == "left" else a <= v[..., None]
+    return sum(before, -1, dtype=default_int())
+
+
+def interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ArrayLike = None, right: ArrayLike = None,
+           period: ArrayLike = None) -> Array:
+    """Piecewise-linear interpolation of the points (xp, fp), xp increasing; fp[0] (or
+    `left`) below xp[0], fp[-1] (or `right`) above xp[-1]."""
+    if period is not None:
+        raise TenzrError("interp: period is not supported", user_location())
+    x, xp, fp = _float(x), _float(xp), _float(fp)
+    i = clip(searchsorted(xp, x, side="right"), 1, xp.shape[0] - 1)
+    x0, x1, f0, f1 = take(xp, i - 1), take(xp, i), take(fp, i - 1), take(fp, i)
+    step = x1 - x0
+    slope = where(step == 0, 0, (f1 - f0) / where(step == 0, 1, step))
+    out = where(step == 0, f1, f0 + slope * (x - x0))
+    out = where(x < xp[0], fp[0] if left is None else left, out)
+    return where(x > xp[-1], fp[-1] if right is None else right, out)
+
+
+_QUANTILE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def quantile(a: ArrayLike, q: ArrayLike, axis: Any = None, method: str = "linear", keepdims: bool = False,
+             *, interpolation: str | None = None) -> Array:
+    """The q-th quantiles (q in [0, 1], a number or an array) along `axis` (None: all),
+    between sorted values as `method` says (NumPy's "linear" by default)."""
+    method = interpolation or method
+    if method not in _QUANTILE_METHODS:
+        raise TenzrError(f"quantile: method must be one of {', '.join(_QUANTILE_METHODS)}, got {method!r}",
+                         user_location())
+    a = _float(a)
+    axes = _axes(axis, a.ndim)
+    moved = moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim)))
+    flat = reshape(moved, (*moved.shape[:a.ndim - len(axes)], -1))
+    ordered = sort(flat, axis=-1)
+    n = ordered.shape[-1]
+    q = asarray(q).astype(a.dtype)
+    position = q * (n - 1)
+    low, high = floor(position), ceil(position)
+    if method == "lower":
+        high = low
+    elif method == "higher":
+        low = high
+    elif method == "nearest":
+        low = high = _round_half_even(position)
+    weight = 0.5 if method == "midpoint" else position - low
+    lo = take(ordered, low.astype(np.int32), axis=-1)
+    hi = take(ordered, high.astype(np.int32), axis=-1)
+    out = lo + (hi - lo) * weight
+    out = moveaxis(out, tuple(range(ordered.ndim - 1, out.ndim)), tuple(range(q.ndim)))  # q's dims first
+    if keepdims:
+        kept = [1 if d in axes else a.shape[d] for d in range(a.ndim)]
+        out = reshape(out, (*q.shape, *kept))
+    return out
+
+
+def _round_half_even(x: Array) -> Array:
+    """x rounded to the nearest integer, halves to the even one (NumPy's `around`)."""
+    down = floor(x)
+    return where(x - down == 0.5, where(down % 2 == 0, down, down + 1), floor(x + 0.5))
+
+
+def percentile(a: ArrayLike, q: ArrayLike, axis: Any = None, method: str = "linear", keepdims: bool = False,
+               *, interpolation: str | None = None) -> Array:
+    """`quantile` with q in percent."""
+    return quantile(a, asarray(q) / 100.0, axis, method, keepdims, interpolation=interpolation)
+
+
+def median(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
+    """The middle value along `axis` (the mean of the two middle ones for an even count)."""
+    return quantile(a, 0.5, axis, keepdims=keepdims)
+
+
+def cov(m: ArrayLike, y: ArrayLike = None, rowvar: bool = True, bias: bool = False, ddof: int | None = None,
+        fweights: ArrayLike = None, aweights: ArrayLike = None) -> Array:
+    """The covariance matrix of the variables in m's rows (columns with rowvar=False),
+    dividing by N - 1 (N with `bias`, or N - ddof). Frequency and analytic weights are not
+    supported."""
+    if fweights is not None or aweights is not None:
+        raise TenzrError("cov: fweights and aweights are not supported", user_location())
+    x = atleast_2d(_float(m))
+    if not rowvar and x.shape[0] != 1:
+        x = x.T
+    if y is not None:
+        other = atleast_2d(_float(y))
+        if not rowvar and other.shape[0] != 1:
+            other = other.T
+        x = concatenate(promote(x, other), axis=0)
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    centered = x - mean(x, axis=1, keepdims=True)
+    c = matmul(centered, conj(centered).T) / float(builtins.max(x.shape[1] - ddof, 0))
+    return c[0, 0] if c.shape == (1, 1) else c
+
+
+def corrcoef(x: ArrayLike, y: ArrayLike = None, rowvar: bool = True) -> Array:
+    """Pearson correlation coefficients (the covariance scaled by the standard deviations)."""
+    c = cov(x, y, rowvar)
+    if c.ndim == 0:
+        return c / c
+    d = sqrt(diagonal(c))
+    r = c / outer(d, d)
+    return r if r.spec.is_complex else clip(r, -1, 1)
+
+
+def bincount(x: ArrayLike, weights: ArrayLike = None, minlength: int = 0, *, length: int | None = None) -> Array:
+    """How often each value 0, 1, ... occurs in the 1-D non-negative ints x (summing
+    `weights` instead of ones). As JAX's, the output length must be known while tracing:
+    `length` (values at or beyond it are dropped)."""
+    if length is None:
+        raise TenzrError("bincount: pass length= (the number of bins must be known while tracing, as in JAX)",
+                         user_location())
+    x = asarray(x)
+    values = broadcast_to(asarray(1, default_int()) if weights is None else asarray(weights), x.shape)
+    hits = x[..., None] == arange(builtins.max(length, minlength), dtype=x.dtype)
+    return sum(where(hits, values[..., None], 0), axis=tuple(range(x.ndim)))
 
 
 check_arguments(globals(), "tz.")

@@ -185,6 +185,32 @@ def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
     return -tnp.log(-tnp.log(u))
 
 
+def exponential(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+    """Standard exponential numbers: -log(1 - u) (JAX's)."""
+    return -tnp.log1p(-uniform(key, shape, numpy_dtype(_float_type(dtype))))
+
+
+def laplace(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+    """Standard Laplace numbers: sign(u) log(1 - |u|) for u uniform in (-1, 1) (JAX's)."""
+    kind = numpy_dtype(_float_type(dtype))
+    u = uniform(key, shape, kind, -1.0 + np.finfo(kind).epsneg, 1.0)
+    return tnp.sign(u) * tnp.log1p(-tnp.abs(u))
+
+
+def logistic(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+    """Standard logistic numbers: log(u) - log(1 - u) (JAX's)."""
+    kind = numpy_dtype(_float_type(dtype))
+    u = uniform(key, shape, kind, np.finfo(kind).tiny, 1.0)
+    return tnp.log(u) - tnp.log1p(-u)
+
+
+def cauchy(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+    """Standard Cauchy numbers: tan(pi (u - 1/2)) (JAX's)."""
+    kind = numpy_dtype(_float_type(dtype))
+    u = uniform(key, shape, kind, np.finfo(kind).eps, 1.0)
+    return tnp.tan(kind.type(np.pi) * (u - kind.type(0.5)))
+
+
 def categorical(key: Any, logits: Any, axis: int = -1, shape: Sequence[int] | None = None) -> Array:
     """Indices drawn with probabilities softmax(logits) along `axis` (the Gumbel-max trick);
     `shape` (the batch shape, logits' others by default) may add leading dims."""

@@ -416,3 +416,36 @@ def test_device_put_and_get_give_arrays(x64):
     assert all(type(leaf) is np.ndarray for leaf in tz.tree_util.tree_leaves(tz.device_get(put)))
     with pytest.raises(tz.TenzrError, match="pass no device"):
         tz.device_put(tree, "cpu:0")
+
+
+def test_index_helpers_and_counts_match_numpy():
+    x = np.array([[0, 3, 0], [1, 0, 2]])
+    flat = np.array([0, 7, 11, -1])
+    sorted_ = np.array([0.5, 1.0, 1.0, 2.5])
+    values = np.array([0.0, 1.0, 3.0])
+
+    def cases():
+        return (tz.count_nonzero(x, axis=1), tz.bincount(np.array([0, 2, 2, 5]), length=6),
+                tz.bincount(np.array([1, 1, 3]), weights=np.array([0.5, 0.25, 2.0]), length=4),
+                *tz.unravel_index(flat, (3, 4)), *tz.triu_indices(4, 1), *tz.tril_indices_from(np.ones((3, 5)), -1),
+                *tz.diag_indices(3), tz.indices((2, 3)), tz.searchsorted(sorted_, values),
+                tz.searchsorted(sorted_, values, side="right"), tz.empty((2, 3)), tz.identity(3),
+                tz.logspace(0.0, 2.0, 5, base=2.0))
+
+    expected = (np.count_nonzero(x, axis=1), np.bincount([0, 2, 2, 5]), np.bincount([1, 1, 3], [0.5, 0.25, 2.0]),
+                *jnp.unravel_index(flat, (3, 4)), *np.triu_indices(4, 1), *np.tril_indices_from(np.ones((3, 5)), -1),
+                *np.diag_indices(3), np.indices((2, 3)), np.searchsorted(sorted_, values),
+                np.searchsorted(sorted_, values, side="right"), np.zeros((2, 3)), np.identity(3),
+                np.logspace(0.0, 2.0, 5, base=2.0))
+    for got, want in zip(tz.jit(cases)(), expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    with pytest.raises(tz.TenzrError, match="bincount: pass length="):
+        tz.jit(lambda v: tz.bincount(v))(np.array([1, 2]))
+
+
+def test_more_random_distributions_match_jax():
+    key = tz.random.PRNGKey(5)
+    for name in ("exponential", "laplace", "logistic", "cauchy"):
+        ours = tz.jit(lambda k, name=name: getattr(tz.random, name)(k, (200,), tz.float64))(key)
+        theirs = getattr(jax.random, name)(jax.random.PRNGKey(5), (200,), jnp.float64)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12, err_msg=name)

@@ -226,7 +226,33 @@ ROWS = [
      lambda x: _at(x, 0, "min", x[1] * 0.5) + _at(x, (-1, None), "max", 0.25)
      + _at(x, np.arange(4) % 2 == 0, "set", -x[:2]) * _at(x, (IDX[:, None], np.array([0, 2])), "add", 2.0),
      [r("bp", 4, 3)], True),
+    ("nan_reductions",
+     lambda x: tz.nansum(_nans(tz, x), axis=1) + tz.nanmean(_nans(tz, x), axis=1) + tz.nanmax(_nans(tz, x), axis=1)
+     + tz.nanmin(_nans(tz, x), axis=1) + tz.nanprod(_nans(tz, x), axis=1),
+     lambda x: np.nansum(_nans(np, x), axis=1) + np.nanmean(_nans(np, x), axis=1) + np.nanmax(_nans(np, x), axis=1)
+     + np.nanmin(_nans(np, x), axis=1) + np.nanprod(_nans(np, x), axis=1), [r("nr", 3, 4)], True),
+    ("average_vdot_polyval", lambda x, w: tz.average(x, axis=1, weights=w) + tz.vdot(w, w) + tz.polyval(w[:3], x[:, 0]),
+     lambda x, w: np.average(x, axis=1, weights=w) + np.vdot(w, w) + np.polyval(w[:3], x[:, 0]),
+     [r("av", 3, 4), r("aw", 4, positive=True)], True),
+    ("interp", lambda x, fp: tz.interp(x, np.arange(5.0), fp), lambda x, fp: np.interp(x, np.arange(5.0), fp),
+     [np.array([-0.5, 0.3, 1.7, 2.2, 3.9, 4.5]), r("fp", 5)], True),
+    ("quantiles", lambda x: tz.quantile(x, np.array([0.1, 0.5, 0.9]), axis=1) + tz.median(x, axis=1)
+     + tz.percentile(x, 30, axis=1, method="lower"), lambda x: np.quantile(x, np.array([0.1, 0.5, 0.9]), axis=1)
+     + np.median(x, axis=1) + np.percentile(x, 30, axis=1, method="lower"), [r("qu", 3, 6)], True),
+    ("cov_corrcoef", lambda x: tz.cov(x) + tz.corrcoef(x) + tz.cov(x[0], x[1], bias=True)[0, 1],
+     lambda x: np.cov(x) + np.corrcoef(x) + np.cov(x[0], x[1], bias=True)[0, 1], [r("cv", 3, 6)], True),
+    ("matrix_power_multi_dot_cond", lambda a: tz.linalg.matrix_power(a, 3) + tz.linalg.matrix_power(a, -2)
+     + tz.linalg.multi_dot([a[0], a, a.T, a]) + tz.linalg.cond(a),
+     lambda a: np.linalg.matrix_power(a, 3) + np.linalg.matrix_power(a, -2) + np.linalg.multi_dot([a[0], a, a.T, a])
+     + np.linalg.cond(a), [r("mp", 3, 3) + 3 * np.eye(3)], True),
 ]
+
+
+def _nans(xp, x):
+    """x with NaN in place of its elements above 0.8."""
+    return xp.where(x > 0.8, np.nan, x)
+
+
 NANS = np.array([np.nan, 1.0, np.nan, -1.0])
 INFS = np.array([np.inf, -np.inf, np.nan, 1.0])
 
