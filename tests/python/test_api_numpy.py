@@ -407,3 +407,11 @@ def test_shape_arithmetic_as_numpy_code_writes_it():
     assert tz.mean(np.arange(4), dtype=np.float64).dtype == np.float64 and tz.mean(np.arange(4)) == 1.5
     with pytest.raises(tz.TenzrError, match="a shape must be an int or a sequence of ints"):
         tz.reshape(np.arange(6.0), (2.0, 3))
+
+
+def test_sorting_an_array_a_jitted_function_closes_over():
+    """IREE sorts in place and may not write a constant's global: tz.sort and what sorts
+    (quantiles) of a closed-over NumPy array failed to compile."""
+    a = r("closed", 4, 5)
+    np.testing.assert_array_equal(tz.jit(lambda: tz.sort(a, axis=1))(), np.sort(a, axis=1))
+    np.testing.assert_allclose(tz.jit(lambda: tz.median(a, axis=0))(), np.median(a, axis=0))
