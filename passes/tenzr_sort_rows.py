@@ -17,7 +17,7 @@ from tenzr.passes.registry import Pass, register
 
 def sort_rows(module: ir.Operation) -> None:
     for op in ops_named(module, {sh.sort.op_name}):
-        _copy_constants(op)
+        _constants_behind_barriers(op)
         specs = [sh.spec(v) for v in op.operands]
         if specs[0].rank != 1 or len(specs) < 2:
             continue
@@ -28,7 +28,7 @@ def sort_rows(module: ir.Operation) -> None:
             replace_op(op, [sh.reshape(v, s.shape) for v, s in zip(sorted_rows, specs, strict=True)])
 
 
-def _copy_constants(op: ir.Operation) -> None:
+def _constants_behind_barriers(op: ir.Operation) -> None:
     for i, value in enumerate(op.operands):
         made_by = sh.producer(value)
         if made_by is not None and made_by.name == sh.constant.op_name:

@@ -17,7 +17,7 @@ from tenzr.passes.regions import function_type, name_of
 from tenzr.passes.tenzr_batch import batch_function
 from tenzr.pytree import flatten, unflatten
 from tenzr.targets import Target, as_target
-from tenzr.transforms import Traceable, call_function, function_name, partial_call, phase, python_numbers, trace_into
+from tenzr.transforms import Traceable, call_function, function_name, hold, phase, python_numbers, trace_into
 
 
 def _leaf_axes(kind: str, axes: Any, tree: Any, what: str) -> list[int | None]:
@@ -59,8 +59,8 @@ class _Vmapped(Traceable):
         fn, in_axes = self.fn, self.in_axes
         held = self.held_arguments(args)
         if held:
-            free = [n for n in range(len(args)) if n not in held]
-            fn, args, in_axes = partial_call(fn, args, free), tuple(args[n] for n in free), [in_axes[n] for n in free]
+            fn, args, free = hold(fn, args, held)
+            in_axes = [in_axes[n] for n in free]
         leaves = [asarray(leaf) for leaf in flatten(args)[0]]
         if isinstance(in_axes, list):
             in_axes = tuple(in_axes)  # (JAX reads a list as a tuple here)

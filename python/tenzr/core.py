@@ -39,6 +39,7 @@ from tenzr.dialect.types import (
     spec_of,
 )
 from tenzr.flags import default_float, default_int
+from tenzr.pytree import flatten, unflatten
 
 DEBUG_ENV = "TENZR_DEBUG"
 _HIDDEN_NOTE = f"(Tenzr's own frames are left out of this traceback; set {DEBUG_ENV}=1 to see them)"
@@ -503,8 +504,6 @@ def device_put(x: Any, device: Any = None) -> Any:
     """JAX's `jax.device_put`: the pytree `x` with every leaf an array (`tz.asarray`'s).
     Tenzr's arrays stay in host memory between calls (each call hands its inputs to its
     target), so there is no device to choose: `device` must be None."""
-    from tenzr.pytree import flatten, unflatten
-
     if device is not None:
         raise TenzrError("device_put: Tenzr keeps arrays in host memory; pass no device (the target of tz.jit "
                          "chooses where a program runs)")
@@ -515,8 +514,6 @@ def device_put(x: Any, device: Any = None) -> Any:
 @api_boundary
 def device_get(x: Any) -> Any:
     """JAX's `jax.device_get`: the pytree `x` with every leaf a NumPy array."""
-    from tenzr.pytree import flatten, unflatten
-
     leaves, tree = flatten(x)
     return unflatten(tree, [np.asarray(leaf) for leaf in leaves])
 

@@ -76,11 +76,9 @@ def dynamic_slice_in_dim(operand: Any, start_index: Any, slice_size: int = 1, ax
     """`dynamic_slice` along one axis (JAX's)."""
     x = asarray(operand)
     axis = _axis(axis, x.ndim)
-    starts: list[Any] = [0] * x.ndim
-    starts[axis] = start_index
     sizes = list(x.shape)
     sizes[axis] = slice_size
-    return dynamic_slice(x, starts, sizes)
+    return dynamic_slice(x, _at_axis(start_index, axis, x.ndim), sizes)
 
 
 def dynamic_index_in_dim(operand: Any, index: Any, axis: int = 0, keepdims: bool = True) -> Array:
@@ -94,10 +92,7 @@ def dynamic_index_in_dim(operand: Any, index: Any, axis: int = 0, keepdims: bool
 def dynamic_update_slice_in_dim(operand: Any, update: Any, start_index: Any, axis: int) -> Array:
     """`dynamic_update_slice` along one axis (JAX's)."""
     x = asarray(operand)
-    axis = _axis(axis, x.ndim)
-    starts: list[Any] = [0] * x.ndim
-    starts[axis] = start_index
-    return dynamic_update_slice(x, update, starts)
+    return dynamic_update_slice(x, update, _at_axis(start_index, _axis(axis, x.ndim), x.ndim))
 
 
 def dynamic_update_index_in_dim(operand: Any, update: Any, index: Any, axis: int) -> Array:
@@ -108,6 +103,13 @@ def dynamic_update_index_in_dim(operand: Any, update: Any, index: Any, axis: int
     if update.ndim == x.ndim - 1:
         update = tnp.expand_dims(update, axis)
     return dynamic_update_slice_in_dim(x, update, index, axis)
+
+
+def _at_axis(index: Any, axis: int, ndim: int) -> list[Any]:
+    """Start indices of `ndim` dims: `index` in `axis`, 0 elsewhere."""
+    starts: list[Any] = [0] * ndim
+    starts[axis] = index
+    return starts
 
 
 def _axis(axis: int, ndim: int) -> int:

@@ -39,6 +39,7 @@ from tenzr.numpy_api import (
     abs,  # noqa: A004 (NumPy's names, as in numpy_api)
     arange,
     arctan2,
+    around,
     broadcast_to,
     ceil,
     clip,
@@ -971,7 +972,7 @@ def quantile(a: ArrayLike, q: ArrayLike, axis: Any = None, method: str = "linear
     elif method == "higher":
         low = high
     elif method == "nearest":
-        low = high = _round_half_even(position)
+        low = high = around(position)  # (halves to the even one, as NumPy)
     weight = 0.5 if method == "midpoint" else position - low
     lo = take(ordered, low.astype(np.int32), axis=-1)
     hi = take(ordered, high.astype(np.int32), axis=-1)
@@ -981,12 +982,6 @@ def quantile(a: ArrayLike, q: ArrayLike, axis: Any = None, method: str = "linear
         kept = [1 if d in axes else a.shape[d] for d in range(a.ndim)]
         out = reshape(out, (*q.shape, *kept))
     return out
-
-
-def _round_half_even(x: Array) -> Array:
-    """x rounded to the nearest integer, halves to the even one (NumPy's `around`)."""
-    down = floor(x)
-    return where(x - down == 0.5, where(down % 2 == 0, down, down + 1), floor(x + 0.5))
 
 
 def percentile(a: ArrayLike, q: ArrayLike, axis: Any = None, method: str = "linear", keepdims: bool = False,

@@ -328,9 +328,8 @@ class Traceable:
             # JAX's grad keeps a non-differentiated Python number a number, so code may slice
             # or branch on it. Tracing it instead lets one program serve every value; only
             # when the function needs its value is it traced again with the number fixed.
-            free = [n for n in range(len(args)) if n not in held]
-            return run_retraced(partial_call(self.trace_call, args, free), tuple(args[n] for n in free),
-                                self.target)[0]
+            partial, rest, _ = hold(self.trace_call, args, held)
+            return run_retraced(partial, rest, self.target)[0]
         leaves, in_tree = flatten(args)
         found = _COMPILED.get(_cache_key(self.cache_key(), leaves, in_tree, self.target))
         return (found or self.compiled(*args))(leaves)
@@ -534,9 +533,11 @@ def check_argnums(argnums: Any) -> int | tuple[int, ...]:
     raise TenzrError(f"argnums must be an int or a non-empty tuple of ints, got {argnums!r}")
 
 
-def partial_call(fn: Callable, args: tuple, free: Sequence[int]) -> Callable:
-    """`fn` of the arguments at positions `free` only, the others held at their values in
-    `args` (JAX's `argnums_partial`)."""
+def hold(fn: Callable, args: tuple, held: Sequence[int]) -> tuple[Callable, tuple, list[int]]:
+    """(`fn` of the other arguments, those arguments, their positions) with the arguments at
+    positions `held` held at their values in `args` (JAX's `argnums_partial`)."""
+    free = [n for n in range(len(args)) if n not in held]
+
     @functools.wraps(fn)
     def call(*values: Any) -> Any:
         full = list(args)
@@ -544,7 +545,7 @@ def partial_call(fn: Callable, args: tuple, free: Sequence[int]) -> Callable:
             full[n] = value
         return fn(*full)
 
-    return call
+    return call, tuple(args[n] for n in free), free
 
 
 def python_numbers(arg: Any) -> bool:
@@ -569,11 +570,10 @@ def hold_numbers(fn: Callable, args: tuple, argnums: int | tuple[int, ...]
     held = held_numbers(args, argnums)
     if not held or not all(-len(args) <= n < len(args) for n in nums):
         return fn, args, argnums  # (an argnums out of range is wrt_leaves' error)
-    free = [n for n in range(len(args)) if n not in held]
+    partial, rest, free = hold(fn, args, held)
     at = {n: i for i, n in enumerate(free)}
     renumbered = [at[n % len(args)] for n in nums]
-    return (partial_call(fn, args, free), tuple(args[n] for n in free),
-            renumbered[0] if isinstance(argnums, int) else tuple(renumbered))
+    return partial, rest, renumbered[0] if isinstance(argnums, int) else tuple(renumbered)
 
 
 def wrt_leaves(args: tuple, argnums: int | tuple[int, ...]) -> tuple[list[list[int]], list[TreeDef]]:
