@@ -450,6 +450,18 @@ def _scalar_block(op: ir.Operation, dtypes: Sequence[str]) -> ir.Block:
     return op.regions[0].blocks.append(*types)
 
 
+@builds("stablehlo.map")
+def map_(inputs: Sequence[Value], dtype: str, body: Callable[[list[Value]], Value]) -> Value:
+    """`body`, built on 0-d tensors (an element of each input), applied to every element
+    of `inputs` (of one shape); its result has element type `dtype`."""
+    s = spec(inputs[0])
+    op = create("stablehlo.map", [s.with_dtype(dtype)], inputs, {"dimensions": _i64s(range(s.rank))}, regions=1)
+    block = _scalar_block(op, [spec(v).dtype for v in inputs])
+    with ir.InsertionPoint(block):
+        return_(body(list(block.arguments)))
+    return op.result
+
+
 @builds("stablehlo.return")
 def return_(*values: Value) -> None:
     """The terminator of a StableHLO region's block, yielding `values`."""

@@ -58,6 +58,41 @@ def test_large_results_of_long_transcendental_chains_get_a_row_sum_beside_them(m
     assert row_sums_added(tz.grad(lambda x: heavy(tz, x).sum()), x) == 1
 
 
+def test_webs_of_elementwise_ops_become_one_map():
+    """A Hessian-vector product reads each forward value several times: one stablehlo.map
+    (IREE: one dispatch), equal to the closed form; mixed types and a float64 sine (which
+    tenzr-expand-math writes out first) inside a map, equal to NumPy's."""
+    def f(xp, x):
+        return xp.exp(xp.sin(x) * 0.5).sum()
+
+    def hvp(x, v):
+        return tz.jvp(tz.grad(lambda x: f(tz, x)), (x,), (v,))[1]
+
+    rng = np.random.default_rng(0)
+    x, v = rng.standard_normal((2, 64, 64)).astype(np.float32)
+    assert tz.jit(hvp).lower(x, v).count('"stablehlo.map"') == 1
+    s, c = np.sin(x.astype(np.float64)), np.cos(x.astype(np.float64))
+    np.testing.assert_allclose(tz.jit(hvp)(x, v), np.exp(0.5 * s) * (0.25 * c * c - 0.5 * s) * v, rtol=2e-5, atol=1e-6)
+
+    def web(xp, x):
+        s = xp.sin(x)
+        n = (x * 4).astype(xp.int32)
+        y = xp.where(s > 0, xp.exp(s) * s, n * n - n) + xp.cos(s)
+        return y * s
+
+    x64 = rng.standard_normal(1000) * 3
+    for dtype in (np.float32, np.float64):
+        tz.config.update("jax_enable_x64", dtype == np.float64)
+        try:
+            assert tz.jit(lambda x: web(tz, x)).lower(x64.astype(dtype)).count('"stablehlo.map"') == 1
+            got = tz.jit(lambda x: web(tz, x))(x64.astype(dtype))
+        finally:
+            tz.config.update("jax_enable_x64", False)
+        assert got.dtype == dtype
+        tolerance = 1e-5 if dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(got, web(np, x64.astype(dtype)), rtol=tolerance, atol=tolerance)
+
+
 def test_fallbacks_end_with_no_optimization_flags_then_separate_multi_use_producers():
     for text in ("", "stablehlo.convolution"):
         assert Target().optimization_flags(text)[-2:] == ((), (SEPARATE_MULTI_USE,))
