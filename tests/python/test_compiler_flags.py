@@ -93,6 +93,34 @@ def test_webs_of_elementwise_ops_become_one_map():
         np.testing.assert_allclose(got, web(np, x64.astype(dtype)), rtol=tolerance, atol=tolerance)
 
 
+def test_independent_reductions_become_one_reduce():
+    """A jvp's primal and tangent sums are one reduce of two operands (in both stages of
+    tenzr-split-reductions' sum); a sum that reads another (a variance after its mean)
+    stays apart. Values against closed forms and NumPy."""
+    rng = np.random.default_rng(0)
+    x, v = rng.standard_normal((2, 64, 64)).astype(np.float32)
+
+    def f(x):
+        return (tz.exp(tz.sin(x)) * 0.5).sum()
+
+    def jvp(x, v):
+        return tz.jvp(f, (x,), (v,))
+
+    text = tz.jit(jvp).lower(x, v)
+    assert text.count("stablehlo.reduce(") == 2 and text.count("), (") == 2
+    y, y_dot = tz.jit(jvp)(x, v)
+    x64, v64 = x.astype(np.float64), v.astype(np.float64)
+    np.testing.assert_allclose(y, (np.exp(np.sin(x64)) * 0.5).sum(), rtol=1e-5)
+    np.testing.assert_allclose(y_dot, (np.exp(np.sin(x64)) * np.cos(x64) * 0.5 * v64).sum(), rtol=1e-4)
+
+    def spread(x):
+        return x.sum(axis=1), ((x - x.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+
+    text = tz.jit(spread).lower(x)
+    assert text.count("stablehlo.reduce(") == 2 and "), (" not in text
+    np.testing.assert_allclose(tz.jit(spread)(x)[1], spread(x64)[1], rtol=1e-4)
+
+
 def test_fallbacks_end_with_no_optimization_flags_then_separate_multi_use_producers():
     for text in ("", "stablehlo.convolution"):
         assert Target().optimization_flags(text)[-2:] == ((), (SEPARATE_MULTI_USE,))

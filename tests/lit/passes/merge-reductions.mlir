@@ -1,0 +1,59 @@
+// tenzr-merge-reductions: independent reductions of operands of one type over the same dims
+// become one reduce of several operands, where the last one was; ops reading an earlier
+// one's result move after it. A reduction reading another's result stays apart, as do
+// reductions of other types or dims.
+// RUN: tenzr-opt %s --tenzr-merge-reductions | filecheck %s
+
+// CHECK-LABEL: func.func @primal_and_tangent
+// CHECK: %[[H:.*]] = stablehlo.sine %arg0
+// CHECK: %[[S:.*]] = stablehlo.sine %[[H]]
+// CHECK: %[[HT:.*]] = stablehlo.multiply %[[S]], %arg1
+// CHECK: %[[R:.*]]:2 = stablehlo.reduce(%[[H]] init: %{{.*}}), (%[[HT]] init: %{{.*}}) across dimensions = [1]
+// CHECK: stablehlo.add
+// CHECK: stablehlo.maximum
+// CHECK: %[[D:.*]] = stablehlo.multiply %[[R]]#0, %[[R]]#0 : tensor<4xf32>
+// CHECK: return %[[D]], %[[R]]#1
+func.func @primal_and_tangent(%x: tensor<4x8xf32>, %t: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %low = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %h = stablehlo.sine %x : tensor<4x8xf32>
+  %sum = stablehlo.reduce(%h init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+  %sq = stablehlo.multiply %sum, %sum : tensor<4xf32>
+  %s = stablehlo.sine %h : tensor<4x8xf32>
+  %ht = stablehlo.multiply %s, %t : tensor<4x8xf32>
+  %max = stablehlo.reduce(%ht init: %low) applies stablehlo.maximum across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+  return %sq, %max : tensor<4xf32>, tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @dependent
+// CHECK-COUNT-2: applies stablehlo.add across dimensions = [1]
+func.func @dependent(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %mean = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+  %m = stablehlo.broadcast_in_dim %mean, dims = [0] : (tensor<4xf32>) -> tensor<4x8xf32>
+  %d = stablehlo.subtract %x, %m : tensor<4x8xf32>
+  %var = stablehlo.reduce(%d init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+  return %var : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @unlike
+// CHECK-COUNT-3: applies stablehlo.add across dimensions
+func.func @unlike(%x: tensor<4x8xf32>, %y: tensor<4x8xf64>) -> (tensor<4xf32>, tensor<8xf32>, tensor<4xf64>) {
+  %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %zero64 = stablehlo.constant dense<0.000000e+00> : tensor<f64>
+  %rows = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+  %cols = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<4x8xf32>, tensor<f32>) -> tensor<8xf32>
+  %wide = stablehlo.reduce(%y init: %zero64) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf64>, tensor<f64>) -> tensor<4xf64>
+  return %rows, %cols, %wide : tensor<4xf32>, tensor<8xf32>, tensor<4xf64>
+}
+
+// A row sum read only by an optimization barrier (tenzr-tile-heavy-results') stays apart.
+// CHECK-LABEL: func.func @barrier
+// CHECK-COUNT-2: applies stablehlo.add across dimensions = [1]
+func.func @barrier(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4x8xf32>) {
+  %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %loss = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+  %rows = stablehlo.reduce(%y init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+  %b:2 = stablehlo.optimization_barrier %y, %rows : tensor<4x8xf32>, tensor<4xf32>
+  return %loss, %b#0 : tensor<4xf32>, tensor<4x8xf32>
+}
