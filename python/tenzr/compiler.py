@@ -25,7 +25,8 @@ LOWERING_PIPELINE = ("builtin.module(convert-tenzr-to-stablehlo,func.func(chlo-l
 """Lowering (CHLO's ops, as JAX exports them, become StableHLO too), then the forms IREE
 compiles well and the workarounds of its bugs and departures from StableHLO's semantics
 (each a pass with its own lit test), then MLIR's cleanups."""
-TARGET_PIPELINES = {"cpu": "builtin.module(tenzr-tile-heavy-results,tenzr-merge-reductions,tenzr-fuse-elementwise,tenzr-mark-in-place)",
+TARGET_PIPELINES = {"cpu": ("builtin.module(tenzr-tile-heavy-results,tenzr-merge-reductions,tenzr-fuse-elementwise,"
+                            "tenzr-mark-in-place)"),
                     "vulkan": "builtin.module(tenzr-widen-boundary)"}
 """What each target's IREE needs after that (Vulkan's only on its portable target)."""
 COMPILE_TIMEOUT_S = 900
