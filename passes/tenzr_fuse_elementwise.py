@@ -60,8 +60,8 @@ class _Web:
         self.ops: list[ir.Operation] = []
 
     def result(self, members: set[ir.Operation]) -> Value | None:
-        """The web's one value read outside it, when it has one and some value inside it is
-        read by two of its ops (a web, not a tree); else None."""
+        """The web's one value read outside it, when it has one, its op is the web's last,
+        and some value inside it is read by two of its ops (a web, not a tree); else None."""
         leaving: list[Value] = []
         shared = False
         for op in self.ops:
@@ -70,7 +70,7 @@ class _Web:
             if any(r not in members for r in readers):
                 leaving.append(value)
             shared = shared or sum(r in members for r in readers) > 1
-        return leaving[0] if shared and len(leaving) == 1 else None
+        return leaving[0] if shared and len(leaving) == 1 and leaving[0] == self.ops[-1].results[0] else None
 
 
 def _webs(block: ir.Block) -> list[_Web]:

@@ -59,7 +59,7 @@ def _merge(group: list[ir.Operation], between: list[ir.Operation]) -> None:
     with last.location, ir.InsertionPoint(last):
         merged = sh.reduce_region([op.operands[0] for op in group], [op.operands[1] for op in group], dims,
                                   lambda args: [sh.COMBINERS[c](args[i], args[n + i]) for i, c in enumerate(combiners)])
-    anchor = merged[0].owner.operation  # type: ignore[union-attr]
+    anchor = merged[0].owner.operation
     for op in _readers(group[:-1], between):
         op.move_after(anchor)
         anchor = op
