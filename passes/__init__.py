@@ -20,6 +20,7 @@ from tenzr.passes import (
     tenzr_split_reductions,
     tenzr_split_scatter_windows,
     tenzr_tile_heavy_results,
+    tenzr_transpose_after_concatenate,
     tenzr_verify,
     tenzr_widen_boundary,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "tenzr_split_reductions",
     "tenzr_split_scatter_windows",
     "tenzr_tile_heavy_results",
+    "tenzr_transpose_after_concatenate",
     "tenzr_verify",
     "tenzr_widen_boundary",
 ]
