@@ -27,19 +27,17 @@ from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import Pass, register
 
 
-def _shape_of(op: ir.Operation) -> tuple[int, ...] | None:
-    """The shape of `op`'s operands and result when it is an elementwise op this pass fuses
-    (one result of rank >= 1, real element types, every operand of its result's shape)."""
+def _fusible(op: ir.Operation) -> bool:
+    """Whether `op` is an elementwise op this pass fuses: one result of rank >= 1, real
+    element types, every operand of its result's shape (so ops joined through their
+    operands all have one shape)."""
     if op.name not in sh.ELEMENTWISE or len(op.results) != 1:
-        return None
+        return False
     result = spec_of_type(op.results[0].type)
     if result is None or result.rank == 0 or result.is_complex:
-        return None
-    for operand in op.operands:
-        s = spec_of_type(operand.type)
-        if s is None or s.shape != result.shape or s.is_complex:
-            return None
-    return result.shape
+        return False
+    specs = [spec_of_type(v.type) for v in op.operands]
+    return all(s is not None and s.shape == result.shape and not s.is_complex for s in specs)
 
 
 def _splat(value: Value) -> ir.Attribute | None:
@@ -74,6 +72,8 @@ class _Web:
 
 
 def _webs(block: ir.Block) -> list[_Web]:
+    """The block's groups of more than two fusible ops joined through their operands
+    (union-find over the block, in order)."""
     root: dict[ir.Operation, ir.Operation] = {}
 
     def find(op: ir.Operation) -> ir.Operation:
@@ -82,18 +82,15 @@ def _webs(block: ir.Block) -> list[_Web]:
             op = root[op]
         return op
 
-    shapes: dict[ir.Operation, tuple[int, ...]] = {}
     order: list[ir.Operation] = []
     for op in (o.operation for o in block.operations):
-        shape = _shape_of(op)
-        if shape is None:
+        if not _fusible(op):
             continue
-        shapes[op] = shape
         root[op] = op
         order.append(op)
         for operand in op.operands:
             made = sh.producer(operand)
-            if made is not None and made in shapes:
+            if made is not None and made in root:
                 a, b = find(made), find(op)
                 if a != b:
                     root[b] = a
