@@ -47,7 +47,10 @@ def _splat(value: Value) -> ir.Attribute | None:
         made = sh.producer(made.operands[0])
     if made is None or made.name != sh.constant.op_name:
         return None
-    elements = ir.DenseElementsAttr(made.attributes["value"])
+    value = made.attributes["value"]
+    if not isinstance(value, ir.DenseElementsAttr):  # (dense_resource: never a splat here)
+        return None
+    elements = ir.DenseElementsAttr(value)
     return elements.get_splat_value() if elements.is_splat else None
 
 

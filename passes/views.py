@@ -160,7 +160,10 @@ def splat_value(value: ir.Value) -> float | int | bool | None:
     made = sh.producer(value)
     if made is None or made.name not in (T.constant.name, sh.constant.op_name):
         return None
-    elements = ir.DenseElementsAttr(made.attributes["value"])
+    value = made.attributes["value"]
+    if not isinstance(value, ir.DenseElementsAttr):  # (dense_resource: never a splat here)
+        return None
+    elements = ir.DenseElementsAttr(value)
     return elements.get_splat_value().value if elements.is_splat else None
 
 
