@@ -23,6 +23,10 @@ from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import Pass, register
 from tenzr.passes.views import view
 
+MAX_MERGED = 4
+"""Reductions per merged reduce (a jvp's primal and tangent need two; hundreds of
+independent sums in one reduce would make one dispatch with hundreds of results)."""
+
 
 def _key(op: ir.Operation) -> tuple | None:
     """What reductions must share to merge: a one-operand reduce with a known combiner, by
@@ -72,14 +76,16 @@ def _merge_one_group(block: ir.Block) -> bool:
     """Merges the first group of mergeable reductions found in `block`; False if none."""
     ops = [o.operation for o in block.operations]
     groups: dict[tuple, list[int]] = {}
+    reads: dict[ir.Operation, frozenset] = {}  # op -> the keys of the members it reads, directly or not
     for i, op in enumerate(ops):
+        read = frozenset().union(*(reads.get(sh.producer(v), frozenset()) for v in op.operands))
         key = _key(op)
-        if key is None:
-            continue
-        members = groups.setdefault(key, [])
-        if members and op in _readers([ops[j] for j in members], ops[members[0] + 1:i + 1]):
-            continue  # (it reads an earlier member: it stays apart)
-        members.append(i)
+        members = groups.setdefault(key, []) if key is not None else []
+        if key is not None and key not in read and len(members) < MAX_MERGED:  # (one reading a member stays apart)
+            members.append(i)
+            read |= {key}
+        if read:
+            reads[op] = read
     for members in groups.values():
         between = [ops[i] for i in range(members[0] + 1, members[-1]) if i not in members]
         # (a region could read a member's result where _readers does not look)

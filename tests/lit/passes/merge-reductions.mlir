@@ -57,3 +57,17 @@ func.func @barrier(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4xf32>, 
   %b:2 = stablehlo.optimization_barrier %y, %rows : tensor<4x8xf32>, tensor<4xf32>
   return %loss, %b#0 : tensor<4xf32>, tensor<4x8xf32>
 }
+
+// At most four reductions share one reduce: of five, four merge and one stays alone.
+// CHECK-LABEL: func.func @five
+// CHECK: stablehlo.reduce(%arg0 init: %{{.*}}), (%arg1 init: %{{.*}}), (%arg2 init: %{{.*}}), (%arg3 init: %{{.*}}) across dimensions = [1]
+// CHECK: stablehlo.reduce(%arg4 init: %{{.*}}) applies stablehlo.add across dimensions = [1]
+func.func @five(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %c: tensor<4x8xf32>, %d: tensor<4x8xf32>, %e: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %0 = stablehlo.reduce(%a init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+  %1 = stablehlo.reduce(%b init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+  %2 = stablehlo.reduce(%c init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+  %3 = stablehlo.reduce(%d init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+  %4 = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0, %1, %2, %3, %4 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
