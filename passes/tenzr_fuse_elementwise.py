@@ -25,6 +25,7 @@ from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.types import spec_of_type
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import Pass, register
+from tenzr.passes.views import splat_element
 
 
 def _fusible(op: ir.Operation) -> bool:
@@ -41,42 +42,30 @@ def _fusible(op: ir.Operation) -> bool:
 
 
 def _splat(value: Value) -> ir.Attribute | None:
-    """The element of a splat constant `value` (or of a broadcast of a 0-d constant), else None."""
+    """The element of a splat constant `value` (or of a broadcast of a 0-d one), else None."""
     made = sh.producer(value)
     if made is not None and made.name == sh.broadcast_in_dim.op_name:
-        made = sh.producer(made.operands[0])
-    if made is None or made.name != sh.constant.op_name:
-        return None
-    value = made.attributes["value"]
-    if not isinstance(value, ir.DenseElementsAttr):  # (dense_resource: never a splat here)
-        return None
-    elements = ir.DenseElementsAttr(value)
-    return elements.get_splat_value() if elements.is_splat else None
+        value = made.operands[0]
+    return splat_element(value)
 
 
-class _Web:
-    """Connected elementwise ops of one shape in one block, in block order."""
-
-    def __init__(self) -> None:
-        self.ops: list[ir.Operation] = []
-
-    def result(self, members: set[ir.Operation]) -> Value | None:
-        """The web's one value read outside it, when it has one, its op is the web's last,
-        and some value inside it is read by two of its ops (a web, not a tree); else None."""
-        leaving: list[Value] = []
-        shared = False
-        for op in self.ops:
-            value = op.results[0]
-            readers = {use.owner for use in value.uses}
-            if any(r not in members for r in readers):
-                leaving.append(value)
-            shared = shared or sum(r in members for r in readers) > 1
-        return leaving[0] if shared and len(leaving) == 1 and leaving[0] == self.ops[-1].results[0] else None
+def _result(web: list[ir.Operation], members: set[ir.Operation]) -> Value | None:
+    """The web's one value read outside it, when it has one, its op is the web's last, and
+    some value inside it is read by two of its ops (a web, not a tree); else None."""
+    leaving: list[Value] = []
+    shared = False
+    for op in web:
+        value = op.results[0]
+        readers = {use.owner for use in value.uses}
+        if any(r not in members for r in readers):
+            leaving.append(value)
+        shared = shared or sum(r in members for r in readers) > 1
+    return leaving[0] if shared and len(leaving) == 1 and leaving[0] == web[-1].results[0] else None
 
 
-def _webs(block: ir.Block) -> list[_Web]:
-    """The block's groups of more than two fusible ops joined through their operands
-    (union-find over the block, in order)."""
+def _webs(block: ir.Block) -> list[list[ir.Operation]]:
+    """The block's groups of more than two fusible ops joined through their operands, each
+    in block order (union-find over the block)."""
     root: dict[ir.Operation, ir.Operation] = {}
 
     def find(op: ir.Operation) -> ir.Operation:
@@ -97,19 +86,18 @@ def _webs(block: ir.Block) -> list[_Web]:
                 a, b = find(made), find(op)
                 if a != b:
                     root[b] = a
-    webs: dict[ir.Operation, _Web] = {}
+    webs: dict[ir.Operation, list[ir.Operation]] = {}
     for op in order:
-        webs.setdefault(find(op), _Web()).ops.append(op)
-    return [w for w in webs.values() if len(w.ops) > 2]
+        webs.setdefault(find(op), []).append(op)
+    return [w for w in webs.values() if len(w) > 2]
 
 
-def _as_map(web: _Web, result: Value) -> Value:
+def _as_map(web: list[ir.Operation], members: set[ir.Operation], result: Value) -> Value:
     """One `stablehlo.map` computing `result` from the web's inputs (built before its op),
     or `result` itself when the web reads nothing but constants."""
-    members = set(web.ops)
     inputs: list[Value] = []
     splats: dict[Value, ir.Attribute] = {}
-    for op in web.ops:
+    for op in web:
         for operand in op.operands:
             if sh.producer(operand) in members or operand in inputs or operand in splats:
                 continue
@@ -126,7 +114,7 @@ def _as_map(web: _Web, result: Value) -> Value:
         for value, element in splats.items():
             inside[value] = sh.constant_attribute(ir.DenseElementsAttr.get_splat(
                 ir.RankedTensorType.get([], element.type), element))
-        for op in web.ops:
+        for op in web:
             scalar = spec_of_type(op.results[0].type).with_shape(())  # type: ignore[union-attr]
             operands = [inside[v] for v in op.operands]
             inside[op.results[0]] = sh.create(op.name, [scalar], operands, dict(op.attributes.items())).result
@@ -145,15 +133,15 @@ def fuse_elementwise(module: ir.Operation) -> None:
             for region in parent.regions:
                 for block in region.blocks:
                     for web in _webs(block):
-                        members = set(web.ops)
-                        result = web.result(members)
+                        members = set(web)
+                        result = _result(web, members)
                         if result is None:
                             continue
-                        fused = _as_map(web, result)
+                        fused = _as_map(web, members, result)
                         if fused is result:
                             continue
                         result.replace_all_uses_with(fused)
-                        for op in reversed(web.ops):
+                        for op in reversed(web):
                             op.erase()
                     stack.extend(op.operation for op in block.operations if len(op.operation.regions))
 

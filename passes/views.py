@@ -155,16 +155,22 @@ def _window(attrs: dict[str, Any], rank: int) -> sh.Window:
                      attrs.get("base_dilations") or ones, attrs.get("window_dilations") or ones)
 
 
-def splat_value(value: ir.Value) -> float | int | bool | None:
-    """The number every element of a splat constant (tenzr's or StableHLO's) holds, or None."""
+def splat_element(value: ir.Value) -> ir.Attribute | None:
+    """The element attribute every element of a splat constant (tenzr's or StableHLO's)
+    holds, or None."""
     made = sh.producer(value)
     if made is None or made.name not in (T.constant.name, sh.constant.op_name):
         return None
-    value = made.attributes["value"]
-    if not isinstance(value, ir.DenseElementsAttr):  # (dense_resource: never a splat here)
+    elements = made.attributes["value"]
+    if not isinstance(elements, ir.DenseElementsAttr):  # (dense_resource: never a splat here)
         return None
-    elements = ir.DenseElementsAttr(value)
-    return elements.get_splat_value().value if elements.is_splat else None
+    return elements.get_splat_value() if elements.is_splat else None
+
+
+def splat_value(value: ir.Value) -> float | int | bool | None:
+    """The number every element of a splat constant (tenzr's or StableHLO's) holds, or None."""
+    element = splat_element(value)
+    return None if element is None else element.value
 
 
 def view(operation: ir.Operation, outputs: list[ir.Value] | None = None) -> Op:
