@@ -10,7 +10,7 @@ Dead-code removal is region-aware: inner blocks first, then the ops around them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from tenzr.dialect.context import body_ops, functions, is_inside, module_body
@@ -191,6 +191,18 @@ def dce(ops: Sequence[ir.Operation], erasure: _Erasure | None = None) -> None:
             if len(op.results) and _is_pure(op):
                 work.extend(erasure.met(v.owner.operation) for v in op.operands if isinstance(v, ir.OpResult))
                 erasure.erase(op)
+
+
+def nested_blocks(op: ir.Operation) -> Iterator[ir.Block]:
+    """Every block in `op`'s regions and, below them, in their ops' regions, outer first.
+    A block's ops are read after the caller has handled the block, so it may rewrite them."""
+    stack = [op]
+    while stack:
+        parent = stack.pop()
+        for region in parent.regions:
+            for block in region.blocks:
+                yield block
+                stack.extend(o.operation for o in block.operations if len(o.operation.regions))
 
 
 def dce_everywhere(func: ir.Operation, erasure: _Erasure | None = None) -> None:

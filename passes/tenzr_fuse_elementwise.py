@@ -24,6 +24,7 @@ from tenzr.dialect.context import functions
 from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.types import spec_of_type
 from tenzr.passes import stablehlo as sh
+from tenzr.passes.regions import nested_blocks
 from tenzr.passes.registry import Pass, register
 from tenzr.passes.views import splat_element
 
@@ -127,23 +128,18 @@ def _as_map(web: list[ir.Operation], members: set[ir.Operation], result: Value) 
 
 def fuse_elementwise(module: ir.Operation) -> None:
     for func in functions(module).values():
-        stack = [func]
-        while stack:
-            parent = stack.pop()
-            for region in parent.regions:
-                for block in region.blocks:
-                    for web in _webs(block):
-                        members = set(web)
-                        result = _result(web, members)
-                        if result is None:
-                            continue
-                        fused = _as_map(web, members, result)
-                        if fused is result:
-                            continue
-                        result.replace_all_uses_with(fused)
-                        for op in reversed(web):
-                            op.erase()
-                    stack.extend(op.operation for op in block.operations if len(op.operation.regions))
+        for block in nested_blocks(func):
+            for web in _webs(block):
+                members = set(web)
+                result = _result(web, members)
+                if result is None:
+                    continue
+                fused = _as_map(web, members, result)
+                if fused is result:
+                    continue
+                result.replace_all_uses_with(fused)
+                for op in reversed(web):
+                    op.erase()
 
 
 @register

@@ -7,9 +7,11 @@ the web between two or more dispatches that pass intermediates through memory. A
 reduce of both operands they are one dispatch: the chain benchmark's jvp 12.2 -> 7.7 ms
 (same process; 8 executables -> 2).
 
-A reduction joins a group only when it does not depend on an earlier member. The merged
-reduce takes the last member's place, and the ops between the first and the last member
-that read an earlier member's result move after it, in their order.
+Reductions merge in every block, loop bodies included (a scan unrolled eight steps sums
+each step's output: the gradient of a 1,000-step RNN, hidden 64, 5.96 -> 5.08 ms on IREE's
+task system). A reduction joins a group only when it does not depend on an earlier member.
+The merged reduce takes the last member's place, and the ops between the first and the
+last member that read an earlier member's result move after it, in their order.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import ClassVar
 from tenzr.dialect.context import functions
 from tenzr.dialect.ir_imports import ir
 from tenzr.passes import stablehlo as sh
+from tenzr.passes.regions import nested_blocks
 from tenzr.passes.registry import Pass, register
 from tenzr.passes.views import view
 
@@ -97,7 +100,7 @@ def _merge_one_group(block: ir.Block) -> bool:
 
 def merge_reductions(module: ir.Operation) -> None:
     for func in functions(module).values():
-        for block in func.regions[0].blocks:
+        for block in nested_blocks(func):
             while _merge_one_group(block):
                 pass
 

@@ -121,6 +121,35 @@ def test_independent_reductions_become_one_reduce():
     np.testing.assert_allclose(tz.jit(spread)(x)[1], spread(x64)[1], rtol=1e-4)
 
 
+def test_a_scan_gradient_counts_each_loop_with_one_counter():
+    """The adjoint's tape counter and the scan's own count alike and become one (IREE read
+    the second back to the host every iteration): each loop carries two i32 values, its
+    counter and the zero index of its row slices (before: three each). The gradient
+    against backpropagation written out in NumPy (float64)."""
+    rng = np.random.default_rng(0)
+    w, xs = rng.standard_normal((6, 6)) * 0.4, rng.standard_normal((20, 6))
+
+    def loss(w, xs):
+        def step(h, x):
+            h = tz.tanh(w @ h + x)
+            return h, (h * h).sum()
+
+        return tz.lax.scan(step, np.zeros(6), xs)[1].sum()
+
+    text = tz.jit(tz.grad(loss)).lower(w, xs)
+    loops = [line.split(") : ")[1] for line in text.splitlines() if "stablehlo.while(" in line]
+    assert len(loops) == 2 and [t.split(", ").count("tensor<i32>") for t in loops] == [2, 2]
+    hs = [np.zeros(6)]
+    for x in xs:
+        hs.append(np.tanh(w @ hs[-1] + x))
+    dw, dh = np.zeros_like(w), np.zeros(6)
+    for t in range(len(xs), 0, -1):
+        dpre = (dh + 2 * hs[t]) * (1 - hs[t] ** 2)
+        dw += np.outer(dpre, hs[t - 1])
+        dh = w.T @ dpre
+    np.testing.assert_allclose(tz.jit(tz.grad(loss))(w, xs), dw, rtol=1e-10)
+
+
 def test_an_image_grid_of_transposed_tiles_needs_no_transpose():
     """JAX's MNIST VAE draws its samples with this grid: 101 transposes, each a dispatch of
     its own (9 s to compile); moved past the concatenations, none is left. Values and

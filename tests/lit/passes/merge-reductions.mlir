@@ -71,3 +71,25 @@ func.func @five(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %c: tensor<4x8xf32>, %
   %4 = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
   return %0, %1, %2, %3, %4 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// Inside a loop's body too (a scan unrolled eight steps sums each step's output).
+// CHECK-LABEL: func.func @in_a_loop
+// CHECK: stablehlo.while
+// CHECK: } do {
+// CHECK: %{{.*}}:2 = stablehlo.reduce(%{{.*}} init: %{{.*}}), (%{{.*}} init: %{{.*}}) across dimensions = [0]
+func.func @in_a_loop(%x: tensor<8xf32>) -> tensor<f32> {
+  %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %r:2 = stablehlo.while(%v = %x, %s = %zero) : tensor<8xf32>, tensor<f32>
+  cond {
+    %c = stablehlo.compare LT, %s, %zero : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %a = stablehlo.sine %v : tensor<8xf32>
+    %sa = stablehlo.reduce(%a init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<8xf32>, tensor<f32>) -> tensor<f32>
+    %b = stablehlo.sine %a : tensor<8xf32>
+    %sb = stablehlo.reduce(%b init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<8xf32>, tensor<f32>) -> tensor<f32>
+    %t = stablehlo.add %sa, %sb : tensor<f32>
+    stablehlo.return %b, %t : tensor<8xf32>, tensor<f32>
+  }
+  return %r#1 : tensor<f32>
+}
