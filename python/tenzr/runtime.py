@@ -17,8 +17,8 @@ from __future__ import annotations
 import functools
 import os
 import re
-import statistics
 import time
+from typing import ClassVar
 
 import iree.runtime as rt
 import numpy as np
@@ -172,12 +172,22 @@ class _DriverChoice:
     synchronous; the chain model's 1024x1024 step: 32 against 42 ms).
 
     The first calls run on the task system (a function called once or twice is not loaded
-    twice); then PROBES timed calls on each driver alternate, the first of each dropped (it
-    warms up), and the one with the lower median runs the next RUN calls, after which both
-    are measured again, as the machine's load changes."""
+    twice); then timed calls on both drivers are spread among one another, PROBES of each
+    (the first call on the driver not running until then is one more: it warms up), and the
+    driver whose lower quartile is lower runs the next RUN calls, after which both are
+    measured again, as the machine's load changes.
+
+    The lower quartile, not the median, and more calls on the task system: beside another
+    framework's threads (JAX's, in one process) a third to a half of the MLP step's calls on
+    the task system took two or three times as long (2.5 ms, or 5-8), while synchronous
+    ones took 4.3-5.0 ms; the median of four probes each picked the synchronous driver in
+    half the runs, which then ran at 1.2x JAX instead of 0.8x. Resampling those times, the
+    median of four picks wrongly 19-27% of the time, the lower quartiles of eight on the task
+    system and four synchronous 6%. (Each probe on the slower driver costs its difference,
+    so they are few: within the first 15 calls, 5 run synchronously.)"""
 
     FIRST = 2
-    PROBES = 4
+    PROBES: ClassVar[dict[str, int]] = {"local-task": 8, "local-sync": 4}
     RUN = 500
 
     def __init__(self) -> None:
@@ -185,11 +195,14 @@ class _DriverChoice:
         self.left = self.FIRST
         self.times: dict[str, list[float]] = {d: [] for d in CPU_DRIVERS}
 
+    def _wanted(self, driver: str) -> int:
+        return self.PROBES[driver] + (driver != self.chosen)
+
     def next(self) -> str:
         """The driver for the next call."""
         if self.left > 0:
             return self.chosen
-        return min(CPU_DRIVERS, key=lambda d: len(self.times[d]))  # (ties: the task system first)
+        return min(CPU_DRIVERS, key=lambda d: len(self.times[d]) / self._wanted(d))  # (ties: the task system)
 
     def record(self, driver: str, seconds: float) -> None:
         """How long a call on `driver` took."""
@@ -197,10 +210,14 @@ class _DriverChoice:
             self.left -= 1
             return
         self.times[driver].append(seconds)
-        if all(len(t) > self.PROBES for t in self.times.values()):
-            self.chosen = min(CPU_DRIVERS, key=lambda d: statistics.median(self.times[d][1:]))
+        if all(len(self.times[d]) >= self._wanted(d) for d in CPU_DRIVERS):
+            self.chosen = min(CPU_DRIVERS, key=self._lower_quartile)
             self.left = self.RUN
             self.times = {d: [] for d in CPU_DRIVERS}
+
+    def _lower_quartile(self, driver: str) -> float:
+        kept = sorted(self.times[driver][-self.PROBES[driver]:])
+        return kept[len(kept) // 4]
 
 
 class Program:
