@@ -145,7 +145,7 @@ class RegionDriver:
 # --------------------------------------------------------------------------- dead code
 
 
-def _is_pure(op: ir.Operation) -> bool:
+def is_pure(op: ir.Operation) -> bool:
     """Whether `op` only computes its results (tenzr ops, and StableHLO ops whose regions
     are combiners, comparators, loop bodies or branches)."""
     return op.name != "func.call" and (not len(op.regions) or op.name in sh.PURE_WITH_REGIONS or op.name in OPS)
@@ -188,7 +188,7 @@ def dce(ops: Sequence[ir.Operation], erasure: _Erasure | None = None) -> None:
             if has_uses(result):
                 break
         else:
-            if len(op.results) and _is_pure(op):
+            if len(op.results) and is_pure(op):
                 work.extend(erasure.met(v.owner.operation) for v in op.operands if isinstance(v, ir.OpResult))
                 erasure.erase(op)
 

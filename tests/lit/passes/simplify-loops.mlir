@@ -1,7 +1,7 @@
-// tenzr-merge-loop-counters: counters of one loop that start and step alike become one,
+// tenzr-simplify-loops: counters of one loop that start and step alike become one,
 // carried values that never change and start as the same value become one, and carried
 // values nothing reads are dropped. Counters that differ in start or step stay apart.
-// RUN: tenzr-opt %s --tenzr-merge-loop-counters | filecheck %s
+// RUN: tenzr-opt %s --tenzr-simplify-loops | filecheck %s
 
 // Two counters from 0 by 1 (a scan's, and the one an adjoint adds for its tape), and two
 // copies of the same invariant: one of each is left.
@@ -83,6 +83,36 @@ func.func @unread(%x: tensor<4xf32>) -> tensor<4xf32> {
     %i1 = stablehlo.add %i, %one : tensor<i32>
     %w1 = stablehlo.add %w, %three : tensor<i32>
     stablehlo.return %i1, %inner#1, %w1 : tensor<i32>, tensor<4xf32>, tensor<i32>
+  }
+  return %r#1 : tensor<4xf32>
+}
+
+// A carried buffer written through several ops that nothing reads after the loop (a scan's
+// stacked outputs, when only a gradient is wanted) is dropped, and so is what wrote it;
+// what a live value needs stays.
+// CHECK-LABEL: func.func @unneeded_buffer
+// CHECK: %[[R:.*]]:2 = stablehlo.while(%[[I:.*]] = %{{.*}}, %[[V:.*]] = %arg0) : tensor<i32>, tensor<4xf32>
+// CHECK-NOT: dynamic_update_slice
+// CHECK-NOT: stablehlo.reduce
+// CHECK: stablehlo.sine %[[V]]
+// CHECK: return %[[R]]#1
+func.func @unneeded_buffer(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %three = stablehlo.constant dense<3> : tensor<i32>
+  %fzero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %buffer = stablehlo.constant dense<0.000000e+00> : tensor<3xf32>
+  %r:3 = stablehlo.while(%i = %zero, %v = %x, %ys = %buffer) : tensor<i32>, tensor<4xf32>, tensor<3xf32>
+  cond {
+    %c = stablehlo.compare LT, %i, %three, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %v1 = stablehlo.sine %v : tensor<4xf32>
+    %s = stablehlo.reduce(%v1 init: %fzero) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+    %row = stablehlo.reshape %s : (tensor<f32>) -> tensor<1xf32>
+    %ys1 = stablehlo.dynamic_update_slice %ys, %row, %i : (tensor<3xf32>, tensor<1xf32>, tensor<i32>) -> tensor<3xf32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i1, %v1, %ys1 : tensor<i32>, tensor<4xf32>, tensor<3xf32>
   }
   return %r#1 : tensor<4xf32>
 }

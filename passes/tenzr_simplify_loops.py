@@ -1,6 +1,6 @@
-"""`tenzr-merge-loop-counters`: counters of one loop that start at the same number and step
-by the same number become one (so do carried values that never change and start as the
-same value), and carried values nothing reads are dropped.
+"""`tenzr-simplify-loops`: counters of one loop that start at the same number and step by
+the same number become one (so do carried values that never change and start as the same
+value), and carried values nothing needs are dropped with what computes them.
 
 A loop's adjoint adds a counter of its own for the tape beside the one a `scan` or
 `fori_loop` already counts with. IREE 3.13 turns the counter its loop compares into the
@@ -8,6 +8,12 @@ loop's induction variable but keeps the other on the device, and a slice indexed
 reads it back to the host every iteration, which waits for all the work before it: the
 gradient of a 1,000-step RNN (hidden 64) took 11.9 ms on IREE's task system, 6.0 ms with one
 counter (same process).
+
+What a loop carries but nothing needs, IREE computes all the same: that RNN's gradient
+stacked the scan's outputs in the forward loop (only their cotangents are needed) and
+summed the cotangent of the scanned inputs in the adjoint loop (the gradient is taken with
+respect to the weights only): 22 of the 49 dispatches and copies of every eight steps.
+Without them, 5.9 -> 3.7 ms on the synchronous driver.
 """
 
 from __future__ import annotations
@@ -15,9 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from tenzr.dialect.context import ops_named, terminator
+from tenzr.dialect.context import captured_values, ops_named, terminator
 from tenzr.dialect.ir_imports import Value, ir
 from tenzr.passes import stablehlo as sh
+from tenzr.passes.regions import dce, has_uses, is_pure
 from tenzr.passes.registry import Pass, register
 from tenzr.passes.views import splat_value
 
@@ -37,29 +44,25 @@ def _progression(start: Value, argument: Value, returned: Value) -> tuple | None
     return None if not isinstance(step, int) else (str(start.type), first, step)
 
 
-def _uses(value: Value) -> list[ir.Operation]:
-    return [use.owner.operation for use in value.uses]
-
-
-def _only_returned_at(value: Value, end: ir.Operation, j: int) -> bool:
-    return all(use.owner.operation == end and use.operand_number == j for use in value.uses)
-
-
-def _is_dead(loop: ir.Operation, j: int) -> bool:
-    """Whether carried value j only computes its own next value: nothing reads its result or
-    its argument in the condition, and in the body its argument is returned unchanged (or
-    not read: another argument is returned in its place), or read only by one elementwise
-    op computing the value returned, which only the return reads."""
+def _live(loop: ir.Operation) -> set[int]:
+    """The carried values something needs: those whose result is read after the loop or
+    whose argument the condition reads, and those the body reads to compute them (or reads
+    in an op that does more than compute its results)."""
     cond, body = (r.blocks[0] for r in loop.regions)
-    end = _terminator(body)
-    returned, argument = end.operands[j], body.arguments[j]
-    if _uses(loop.results[j]) or _uses(cond.arguments[j]):
-        return False
-    made = sh.producer(returned)
-    if made is None:
-        return _only_returned_at(argument, end, j)
-    return (made.name in sh.ELEMENTWISE and _only_returned_at(returned, end, j)
-            and all(r == made for r in _uses(argument)))
+    returned = list(_terminator(body).operands)
+    position = {argument: j for j, argument in enumerate(body.arguments)}
+    ops = [o.operation for o in body.operations][:-1]
+    live = {j for j in range(len(returned)) if has_uses(loop.results[j]) or has_uses(cond.arguments[j])}
+    while True:
+        needed = {returned[j] for j in live}
+        for op in reversed(ops):
+            if not is_pure(op) or any(r in needed for r in op.results):
+                needed.update(op.operands)
+                needed.update(captured_values(op))
+        more = live | {position[v] for v in needed if v in position}
+        if more == live:
+            return live
+        live = more
 
 
 def _terminator(block: ir.Block) -> ir.Operation:
@@ -83,17 +86,13 @@ def _merge_counters(loop: ir.Operation) -> None:
             loop.results[j].replace_all_uses_with(loop.results[i])
 
 
-def _drop(loop: ir.Operation, dead: list[int]) -> None:
-    """Rebuilds `loop` without the carried values `dead`."""
-    kept = [j for j in range(len(loop.operands)) if j not in dead]
+def _drop(loop: ir.Operation, kept: list[int]) -> None:
+    """Rebuilds `loop` with the carried values `kept` only, and erases what computed the others."""
     body_end = _terminator(loop.regions[1].blocks[0])
-    feeding = [sh.producer(body_end.operands[j]) for j in dead]
     with body_end.location, ir.InsertionPoint(body_end):
         sh.return_(*[body_end.operands[j] for j in kept])
     body_end.erase()
-    for op in feeding:
-        if op is not None and not _uses(op.results[0]):
-            op.erase()
+    dce([o.operation for o in loop.regions[1].blocks[0].operations][:-1])
     with loop.location, ir.InsertionPoint(loop):
         new = ir.Operation.create(sh.while_loop.op_name, results=[loop.results[j].type for j in kept],
                                   operands=[loop.operands[j] for j in kept], regions=2)
@@ -109,20 +108,21 @@ def _drop(loop: ir.Operation, dead: list[int]) -> None:
     loop.erase()
 
 
-def merge_loop_counters(module: ir.Operation) -> None:
+def simplify_loops(module: ir.Operation) -> None:
     for loop in reversed(ops_named(module, {sh.while_loop.op_name})):  # (inner loops first)
         _merge_counters(loop)
-        dead = [j for j in range(len(loop.operands)) if _is_dead(loop, j)]
-        if dead:
-            _drop(loop, dead)
+        live = _live(loop)
+        if len(live) < len(loop.operands):
+            _drop(loop, sorted(live))
 
 
 @register
 @dataclass
-class TenzrMergeLoopCounters(Pass):
-    flag: ClassVar[str] = "tenzr-merge-loop-counters"
-    summary: ClassVar[str] = ("Loops: counters that start and step alike become one, and carried values nothing reads "
-                              "are dropped (IREE reads a second counter back to the host every iteration).")
+class TenzrSimplifyLoops(Pass):
+    flag: ClassVar[str] = "tenzr-simplify-loops"
+    summary: ClassVar[str] = ("Loops: counters that start and step alike become one, and carried values nothing needs "
+                              "are dropped (IREE reads a second counter back to the host every iteration, and computes "
+                              "what a loop carries whether needed or not).")
 
     def run(self, module: ir.Operation) -> None:
-        merge_loop_counters(module)
+        simplify_loops(module)
