@@ -1,17 +1,22 @@
-"""Loops: compile time against the trip count, and the step time of a scanned RNN's
-gradient against JAX's `lax.scan`, in one process.
+"""Loops: compile time against the trip count, the step time of a scanned RNN's gradient
+against JAX's `lax.scan` in one process, and the peak memory of a 10,000-step gradient with
+and without `checkpoint_every`.
 
     python benchmarks/loops.py [--repeats 7]
 
 Compile times are medians over `--repeats` compiles, each in a fresh disk cache (so IREE
 really compiles). Step times are medians over 30 runs after a warm-up, wall and CPU time;
-the machine's load average is printed first (these machines are shared).
+the machine's load average is printed first (these machines are shared). Peak memory is
+each new process's peak resident set, beside what it held before the first call.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -59,11 +64,50 @@ def timed(fn, *args, runs: int = 30) -> tuple[float, float]:
     return float(np.median(walls)), float(np.median(cpus))
 
 
+PEAK_STEPS, PEAK_STATE = 10_000, 10_000
+
+
+def peak_child(every: int) -> None:
+    """In a new process: the gradient of an Euler integration of PEAK_STEPS steps of a
+    PEAK_STATE-wide state (a scan without xs, so the carries are what the gradient keeps);
+    prints the peak resident set (MB) before and after the call, and the call's seconds."""
+    w = np.linspace(0.5, 1.5, PEAK_STATE, dtype=np.float32)
+
+    def loss(w):
+        def step(y, _):
+            return y + 0.001 * tz.sin(y) * w, None
+
+        return tz.lax.scan(step, w, None, length=PEAK_STEPS, checkpoint_every=every or None)[0].sum()
+
+    f = tz.jit(tz.grad(loss))
+    f.compiled(w)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    start = time.perf_counter()
+    np.asarray(f(w))
+    print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, time.perf_counter() - start)
+
+
+def peak_mb(every: int) -> tuple[float, float, float]:
+    done = subprocess.run([sys.executable, __file__, "--peak-child", str(every)], capture_output=True, text=True,
+                          check=True)
+    before, after, seconds = done.stdout.split()
+    return float(before), float(after), float(seconds)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--peak-child", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.peak_child is not None:
+        peak_child(args.peak_child)
+        return
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    for every in (0, 100):
+        before, after, seconds = peak_mb(every)
+        print(f"gradient of a {PEAK_STEPS:,}-step scan of a {PEAK_STATE:,}-float state, "
+              f"{f'checkpoint_every={every}' if every else 'every carry kept'}: peak {after:.0f} MB "
+              f"({after - before:.0f} MB more than before the call), {seconds:.2f} s")
     short, long = compile_seconds(10, 64, args.repeats), compile_seconds(1000, 64, args.repeats)
     print(f"compile tz.jit(tz.grad(rnn)), scan of 10 steps {short:.2f} s, of 1,000 steps {long:.2f} s "
           f"(ratio {long / short:.2f})")

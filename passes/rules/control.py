@@ -38,9 +38,10 @@ takes the iterations that are not stored)."""
 CHECKPOINT_EVERY = "tenzr.checkpoint_every"
 """An i64 attribute of a loop of known trip count: its adjoint keeps every k-th carry and
 runs each segment of k iterations again (memory for T/k + k carries, one more forward
-pass). Experimental, at the IR level only: IREE 3.13 fails at run time on most such
-adjoints ("indirect buffer reference slot 0 is out range of the declared binding capacity
-of the command buffer", then a crash), so the Python API does not offer it yet."""
+pass). `tz.lax.scan(..., checkpoint_every=k)` sets it. IREE 3.13 fails at run time on some
+such adjoints ("indirect buffer reference slot 0 is out range of the declared binding
+capacity of the command buffer": a null buffer reaches a copy), fewer without memoized
+command buffers (compiler.NO_MEMOIZATION)."""
 
 I32 = TensorSpec((), "i32")
 REGION_OPS = frozenset({T.while_.name, T.case.name, sh.while_loop.op_name, sh.case.op_name, sh.if_.op_name})
@@ -356,8 +357,12 @@ class _Loop:
         segments = -(-count // every)
         # (One set of segment buffers, carried through and written over by each segment:
         # made in the loop's body, they would be constants that start inner loops, on
-        # which IREE 3.13 fails at run time.)
-        buffers0 = self.tapes(every)
+        # which IREE 3.13 fails at run time. Filled with the first stored carry rather
+        # than zeros: from a constant, IREE failed at run time on three of eight RNN
+        # gradients, from this on one.)
+        buffers0 = [sh.broadcast_in_dim(row(tape, _i32(0), self.specs[t]), (every, *self.specs[t].shape),
+                                        list(range(1, 1 + self.specs[t].rank)))
+                    for tape, t in zip(tapes, self.taped, strict=True)]
 
         def cond(g: list[list[Value]]) -> Value:
             return sh.compare(g[0][0], _i32(segments), "LT")

@@ -23,6 +23,7 @@ from tenzr.dialect.functions import inline_call
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.types import TensorSpec, ir_type, numpy_dtype
 from tenzr.numpy_api import clip
+from tenzr.passes.rules.control import CHECKPOINT_EVERY
 from tenzr.pytree import TreeDef, flatten, unflatten
 from tenzr.transforms import Traced, jit, trace_into
 
@@ -202,20 +203,33 @@ AUTO_UNROLL_MAX_OPS = 64
 
 
 def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | None = None,
-         reverse: bool = False, unroll: int | bool = 1) -> tuple[Any, Any]:
+         reverse: bool = False, unroll: int | bool = 1, *, checkpoint_every: int | None = None) -> tuple[Any, Any]:
     """`jax.lax.scan`: carry = init; for each x along xs' leading axis, (carry, y) = f(carry, x);
     returns (carry, ys stacked). `reverse` scans from the end. `unroll` steps run in each
     iteration of the loop (True: all of them); left at 1, a small body gets AUTO_UNROLL.
-    The gradient stores the carry of every iteration and recomputes its steps."""
+
+    The gradient stores the carry of every iteration and recomputes its steps. With
+    `checkpoint_every=k` (Tenzr's own; JAX has no such option) it stores the carry of every
+    k-th step only (k rounded to whole iterations of `unroll` steps) and runs each segment
+    of k steps again before sweeping back through it: memory for T/k + k carries instead of
+    T, for one more forward pass; k near sqrt(T) keeps O(sqrt(T)). IREE 3.13 still fails at
+    run time on some such gradients (an error naming "indirect buffer reference slot 0": of
+    eight RNN gradients tried, the one of 1,000 steps, hidden 64, from a zero state, every
+    16 steps); the plain gradient is then the way."""
     if current_trace() is None:
-        return _eager(lambda c, x: scan(f, c, x, length, reverse, unroll), init, xs)
-    return _scan(f, init, xs, length, reverse, unroll, indexed=False, what="tz.lax.scan: f's carry output")
+        return _eager(lambda c, x: scan(f, c, x, length, reverse, unroll, checkpoint_every=checkpoint_every),
+                      init, xs)
+    return _scan(f, init, xs, length, reverse, unroll, indexed=False, what="tz.lax.scan: f's carry output",
+                 checkpoint_every=checkpoint_every)
 
 
 def _scan(f: Callable[..., Any], init: Any, xs: Any, length: int | None, reverse: bool, unroll: int | bool,
-          indexed: bool, what: str) -> tuple[Any, Any]:
+          indexed: bool, what: str, checkpoint_every: int | None = None) -> tuple[Any, Any]:
     """`scan`; with `indexed`, f also takes the step's index first: f(i, carry, x). `what`
     names f's carry output in errors."""
+    if checkpoint_every is not None and (not isinstance(checkpoint_every, (int, np.integer)) or checkpoint_every < 1):
+        raise TenzrError(f"tz.lax.scan: checkpoint_every must be a positive int, got {checkpoint_every!r}",
+                         user_location())
     carry, tree = _leaves(init)
     x_leaves, x_tree = _leaves(xs) if xs is not None else ([], flatten(None)[1])
     if any(not a.shape for a in x_leaves):
@@ -301,6 +315,9 @@ def _scan(f: Callable[..., Any], init: Any, xs: Any, length: int | None, reverse
 
         types = [zero.value.type, *(v.type for v in state), *(b.type for b in buffers)]
         op = _region_op(T.while_.name, [zero.value, *state, *buffers], types, [(types, cond), (types, step)])
+        if checkpoint_every is not None:
+            every = max(round(checkpoint_every / per), 1)
+            op.attributes[CHECKPOINT_EVERY] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), every)
         state, buffers = list(op.results)[1:1 + n], list(op.results)[1 + n:]
     if rest:
         with user_location():

@@ -174,20 +174,24 @@ class _DriverChoice:
     The first calls run on the task system (a function called once or twice is not loaded
     twice); then timed calls on both drivers are spread among one another, PROBES of each
     (the first call on the driver not running until then is one more: it warms up), and the
-    driver whose lower quartile is lower runs the next RUN calls, after which both are
+    driver whose QUANTILE of them is lower runs the next RUN calls, after which both are
     measured again, as the machine's load changes.
 
-    The lower quartile, not the median, and more calls on the task system: beside another
-    framework's threads (JAX's, in one process) a third to a half of the MLP step's calls on
-    the task system took two or three times as long (2.5 ms, or 5-8), while synchronous
-    ones took 4.3-5.0 ms; the median of four probes each picked the synchronous driver in
-    half the runs, which then ran at 1.2x JAX instead of 0.8x. Resampling those times, the
-    median of four picks wrongly 19-27% of the time, the lower quartiles of eight on the task
-    system and four synchronous 6%. (Each probe on the slower driver costs its difference,
-    so they are few: within the first 15 calls, 5 run synchronously.)"""
+    Why that quantile and those counts: beside another framework's threads (JAX's, in one
+    process) a third to a half of the MLP step's calls on the task system took two or three
+    times as long (2.5 ms, or 5-8 ms), while synchronous ones took 4.3-5.0 ms; the medians
+    of four probes each picked the synchronous driver in half the runs, which then ran at
+    1.2x JAX instead of 0.8x. An RNN gradient's thousands of tiny dispatches instead spread
+    the task system's times (median 4.1-4.8 ms, synchronous 3.8). Resampling those times:
+    the medians of four picked wrongly for the MLP 19-27% of the time; the lower quartiles
+    of eight and four 4-6%, but 43% for the RNN; medians of sixteen and four 15-19% and 5%;
+    the 3/8 quantiles of sixteen and four 4-7% and 18%, where the MLP's wrong pick costs
+    +55% and the RNN's +18%. (Calls on the task system cost nothing while it runs anyway.)
+    """
 
     FIRST = 2
-    PROBES: ClassVar[dict[str, int]] = {"local-task": 8, "local-sync": 4}
+    PROBES: ClassVar[dict[str, int]] = {"local-task": 16, "local-sync": 4}
+    QUANTILE = 3 / 8
     RUN = 500
 
     def __init__(self) -> None:
@@ -211,13 +215,13 @@ class _DriverChoice:
             return
         self.times[driver].append(seconds)
         if all(len(self.times[d]) >= self._wanted(d) for d in CPU_DRIVERS):
-            self.chosen = min(CPU_DRIVERS, key=self._lower_quartile)
+            self.chosen = min(CPU_DRIVERS, key=self._quantile)
             self.left = self.RUN
             self.times = {d: [] for d in CPU_DRIVERS}
 
-    def _lower_quartile(self, driver: str) -> float:
+    def _quantile(self, driver: str) -> float:
         kept = sorted(self.times[driver][-self.PROBES[driver]:])
-        return kept[len(kept) // 4]
+        return kept[int(len(kept) * self.QUANTILE)]
 
 
 class Program:
@@ -298,7 +302,7 @@ class Program:
             out = self._call_in_place(self._on(driver), name, in_place, inputs)
             choice.record(driver, time.perf_counter() - start)
             return out
-        except (RuntimeError, ValueError) as e:
+        except (RuntimeError, ValueError, IndexError) as e:  # (IREE raises IndexError for OUT_OF_RANGE)
             mismatch = self._mismatch(name, inputs)
             raise TenzrError(mismatch or f"running '{name}' on {self.target.name} failed: {e}") from None
 

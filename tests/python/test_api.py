@@ -283,7 +283,7 @@ def test_the_faster_cpu_driver_runs_and_both_are_measured_again():
     measured = ran[_DriverChoice.FIRST:_DriverChoice.FIRST + measuring]
     assert ran[:_DriverChoice.FIRST] == [task] * _DriverChoice.FIRST
     assert measured.count(task) == _DriverChoice.PROBES[task] and measured.count(sync) == _DriverChoice.PROBES[sync] + 1
-    assert measured[:4] == [task, sync, task, sync]  # (spread among the task system's calls)
+    assert measured[:3] == [task, sync, task]  # (spread among the task system's calls)
     assert set(ran[-_DriverChoice.RUN:]) == {sync}
     # The machine changed: measured again, the task system wins.
     _drive(choice, lambda d, n: {task: 0.2, sync: 0.5}[d], measuring)
@@ -301,6 +301,34 @@ def test_a_task_system_slowed_now_and_then_keeps_running():
     choice = _DriverChoice()
     ran = _drive(choice, lambda d, n: (6.6 if next(slow) else 2.6) if d == task else 4.4, 40)
     assert ran[-10:] == [task] * 10
+
+
+def test_a_task_system_whose_times_spread_gives_way_to_a_steadier_synchronous_driver():
+    """An RNN gradient's thousands of tiny dispatches spread the task system's times: some
+    calls beat the synchronous driver, most do not, and the synchronous driver runs."""
+    from tenzr.runtime import CPU_DRIVERS, _DriverChoice
+
+    task, sync = CPU_DRIVERS
+    spread = itertools.cycle([3.5, 3.6, 4.0, 4.4, 4.7, 5.0, 6.0, 3.7])
+    ran = _drive(_DriverChoice(), lambda d, n: next(spread) if d == task else 3.8, 40)
+    assert ran[-10:] == [sync] * 10
+
+
+def test_an_iree_run_time_failure_is_a_clear_error(monkeypatch):
+    """IREE reports some run-time failures as IndexError (its OUT_OF_RANGE status, as in the
+    failure tz.lax.scan's checkpoint_every documents): they come out as TenzrError too."""
+    from tenzr import runtime
+
+    f = tz.jit(lambda a: a * 5.0)
+    x = np.arange(3, dtype=np.float32)
+    f(x)
+
+    def out_of_range(*args):
+        raise IndexError("Error invoking function: OUT_OF_RANGE; indirect buffer reference slot 0 is out range")
+
+    monkeypatch.setattr(runtime.Program, "_invoke", staticmethod(out_of_range))
+    with pytest.raises(tz.TenzrError, match=r"running 'main' on cpu failed: .*OUT_OF_RANGE"):
+        f(x)
 
 
 def test_a_cpu_driver_can_be_named(monkeypatch):

@@ -110,15 +110,17 @@ func.func @while(%x: tensor<3xf64>, %n: tensor<i32>) -> tensor<3xf64> {
   return %r#1 : tensor<3xf64>
 }
 
-// tenzr.checkpoint_every = 2 (experimental: IREE 3.13 fails at run time on most such
-// adjoints): the forward keeps every 2nd carry (3 of the 5, a 4-slot tape whose last slot
+// tenzr.checkpoint_every = 2 (as tz.lax.scan's checkpoint_every sets it): the forward keeps
+// every 2nd carry (3 of the 5, a 4-slot tape whose last slot
 // takes the others); the adjoint walks the 3 segments backwards, reruns each from its
-// stored carry into a 2-slot buffer, and sweeps back through it.
+// stored carry into a 2-slot buffer (first filled with the first stored carry), and sweeps
+// back through it.
 // CHECK-LABEL: func.func @segmented_vjp
 // CHECK: stablehlo.constant dense<0.000000e+00> : tensor<4x3xf32>
 // CHECK: %[[F:.*]]:4 = stablehlo.while
 // CHECK: stablehlo.dynamic_update_slice %{{.*}} : (tensor<4x3xf32>, tensor<1x3xf32>, tensor<i32>, tensor<i32>) -> tensor<4x3xf32>
-// CHECK: %[[BUFFER:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<2x3xf32>
+// CHECK: %[[FIRST:.*]] = stablehlo.reshape %{{.*}} : (tensor<1x3xf32>) -> tensor<3xf32>
+// CHECK: %[[BUFFER:.*]] = stablehlo.broadcast_in_dim %[[FIRST]], dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
 // CHECK: stablehlo.while(%{{.*}}, %{{.*}} = %arg1, %{{.*}} = %[[F]]#3, %{{.*}}, %{{.*}} = %[[BUFFER]])
 // CHECK: stablehlo.constant dense<3> : tensor<i32>
 // CHECK: } do {
