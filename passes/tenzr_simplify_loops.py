@@ -95,7 +95,8 @@ def _drop(loop: ir.Operation, kept: list[int]) -> None:
     dce([o.operation for o in loop.regions[1].blocks[0].operations][:-1])
     with loop.location, ir.InsertionPoint(loop):
         new = ir.Operation.create(sh.while_loop.op_name, results=[loop.results[j].type for j in kept],
-                                  operands=[loop.operands[j] for j in kept], regions=2)
+                                  operands=[loop.operands[j] for j in kept],
+                                  attributes=dict(loop.attributes.items()), regions=2)
         for old_region, region in zip(loop.regions, new.regions, strict=True):
             old = old_region.blocks[0]
             block = region.blocks.append(*[old.arguments[j].type for j in kept])

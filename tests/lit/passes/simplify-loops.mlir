@@ -89,9 +89,9 @@ func.func @unread(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // A carried buffer written through several ops that nothing reads after the loop (a scan's
 // stacked outputs, when only a gradient is wanted) is dropped, and so is what wrote it;
-// what a live value needs stays.
+// what a live value needs stays, and so do the loop's attributes.
 // CHECK-LABEL: func.func @unneeded_buffer
-// CHECK: %[[R:.*]]:2 = stablehlo.while(%[[I:.*]] = %{{.*}}, %[[V:.*]] = %arg0) : tensor<i32>, tensor<4xf32>
+// CHECK: %[[R:.*]]:2 = stablehlo.while(%[[I:.*]] = %{{.*}}, %[[V:.*]] = %arg0) : tensor<i32>, tensor<4xf32> attributes {tenzr.note = 1 : i64}
 // CHECK-NOT: dynamic_update_slice
 // CHECK-NOT: stablehlo.reduce
 // CHECK: stablehlo.sine %[[V]]
@@ -102,7 +102,7 @@ func.func @unneeded_buffer(%x: tensor<4xf32>) -> tensor<4xf32> {
   %three = stablehlo.constant dense<3> : tensor<i32>
   %fzero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
   %buffer = stablehlo.constant dense<0.000000e+00> : tensor<3xf32>
-  %r:3 = stablehlo.while(%i = %zero, %v = %x, %ys = %buffer) : tensor<i32>, tensor<4xf32>, tensor<3xf32>
+  %r:3 = stablehlo.while(%i = %zero, %v = %x, %ys = %buffer) : tensor<i32>, tensor<4xf32>, tensor<3xf32> attributes {tenzr.note = 1 : i64}
   cond {
     %c = stablehlo.compare LT, %i, %three, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
     stablehlo.return %c : tensor<i1>
