@@ -102,7 +102,7 @@ CPU_DRIVERS = ("local-task", "local-sync")
 """IREE's CPU drivers: its task system (a pool of worker threads) and its synchronous driver
 (everything on the calling thread)."""
 CPU_DRIVER_ENV = "TENZR_CPU_DRIVER"
-"""Names the one CPU driver to use; by default `_DriverChoice` measures which is faster."""
+"""Names the one CPU driver to use; unset or empty, `_DriverChoice` measures which is faster."""
 
 
 KEPT_OPEN = frozenset(CPU_DRIVERS)
@@ -233,7 +233,7 @@ class Program:
         _check_module(vmfb, target)
         self._vmfb = vmfb
         self._staged = target.name != "cpu"
-        forced = os.environ.get(CPU_DRIVER_ENV) if not self._staged else None
+        forced = (os.environ.get(CPU_DRIVER_ENV) or None) if not self._staged else None
         if forced is not None and forced not in CPU_DRIVERS:
             raise TenzrError(f"{CPU_DRIVER_ENV}={forced!r} is not a CPU driver (choose one of: "
                              f"{', '.join(CPU_DRIVERS)}, or leave it unset to have each program measure both)")

@@ -341,6 +341,11 @@ def test_a_cpu_driver_can_be_named(monkeypatch):
     monkeypatch.setenv("TENZR_CPU_DRIVER", "threads")
     with pytest.raises(tz.TenzrError, match="TENZR_CPU_DRIVER='threads' is not a CPU driver"):
         tz.jit(lambda a: a * 4.0)(x)
+    monkeypatch.setenv("TENZR_CPU_DRIVER", "")  # (set but empty: as if unset, both are measured)
+    g = tz.jit(lambda a: a * 5.0)
+    for _ in range(30):
+        np.testing.assert_array_equal(g(x), x * 5)
+    assert set(g.compiled(x).program._loaded) == {"local-task", "local-sync"}
 
 
 def test_jit_caches_per_signature():
