@@ -1,8 +1,9 @@
 """Where a compiled step spends its time, dispatch by dispatch.
 
-    python benchmarks/profile_dispatches.py CNN [--top 25] [--forward] [--iree-flag=...]
+    python benchmarks/profile_dispatches.py CNN [--top 25] [--forward | --jvp] [--iree-flag=...]
 
-Lowers the model's value_and_grad (or, with --forward, its loss) exactly as `tz.jit` does, compiles it with Tenzr's IREE
+Lowers the model's value_and_grad (or, with --forward, its loss; with --jvp, the loss's jvp
+along a random tangent of the parameters) exactly as `tz.jit` does, compiles it with Tenzr's IREE
 flags for this CPU, then runs it under IREE's benchmark tool with host-execution profiling
 and prints each dispatch's mean time per step (largest first), the dispatch count and
 their sum. The sum excludes IREE's per-dispatch scheduling overhead, so fewer dispatches
@@ -57,7 +58,9 @@ def main() -> None:
     parser.add_argument("model", choices=[m.name for m in MODELS])
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--steps", type=int, default=50)
-    parser.add_argument("--forward", action="store_true", help="profile the loss alone, not value_and_grad")
+    kind = parser.add_mutually_exclusive_group()
+    kind.add_argument("--forward", action="store_true", help="profile the loss alone, not value_and_grad")
+    kind.add_argument("--jvp", action="store_true", help="profile the loss's jvp along a tangent of the parameters")
     args, iree_flags = parser.parse_known_args()
     model = next(m for m in MODELS if m.name == args.model)
     inputs = model.make_inputs()
@@ -65,7 +68,14 @@ def main() -> None:
     def loss(*a):
         return model.loss(tz, tz.nn, *a)
 
-    text = tz.jit(loss if args.forward else tz.value_and_grad(loss)).lower(*inputs)
+    def jvp(params, tangent, *data):
+        return tz.jvp(lambda p: loss(p, *data), (params,), (tangent,))
+
+    if args.jvp:
+        rng = np.random.default_rng(1)
+        tangent = tz.tree_util.tree_map(lambda a: rng.standard_normal(a.shape).astype(a.dtype), inputs[0])
+        inputs = (inputs[0], tangent, *inputs[1:])
+    text = tz.jit(loss if args.forward else jvp if args.jvp else tz.value_and_grad(loss)).lower(*inputs)
     vmfb = compile_stablehlo(text, Target(), tuple(iree_flags))
     with tempfile.TemporaryDirectory() as tmp:
         module = Path(tmp, "step.vmfb")
