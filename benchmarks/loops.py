@@ -5,7 +5,7 @@ and without `checkpoint_every`.
     python benchmarks/loops.py [--repeats 7]
 
 Compile times are medians over `--repeats` compiles, each in a fresh disk cache (so IREE
-really compiles). Step times are medians over 30 runs after a warm-up, wall and CPU time;
+really compiles). Step times are medians over 30 runs after WARM_UP calls, wall and CPU time;
 the machine's load average is printed first (these machines are shared). Peak memory is
 each new process's peak resident set, beside what it held before the first call.
 """
@@ -50,9 +50,15 @@ def compile_seconds(steps: int, hidden: int, repeats: int) -> float:
     return float(np.median(times))
 
 
+WARM_UP = 25
+"""Calls before timing: past the first measurement of Tenzr's CPU drivers (its first 23
+calls, tenzr.runtime._DriverChoice), whose slower driver's calls would count otherwise."""
+
+
 def timed(fn, *args, runs: int = 30) -> tuple[float, float]:
-    """Median wall and CPU seconds of fn(*args)."""
-    fn(*args)
+    """Median wall and CPU seconds of fn(*args), after WARM_UP calls."""
+    for _ in range(WARM_UP):
+        fn(*args)
     walls, cpus = [], []
     for _ in range(runs):
         wall, cpu = time.perf_counter(), time.process_time()
