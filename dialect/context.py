@@ -157,6 +157,13 @@ def terminator(block: ir.Block) -> ir.Operation | None:
     return operations[len(operations) - 1].operation if len(operations) else None
 
 
+def region_terminator(block: ir.Block) -> ir.Operation:
+    """The terminator of a block of a region op, which valid IR always ends with one."""
+    last = terminator(block)
+    assert last is not None  # (a region op's blocks end with their terminator)
+    return last
+
+
 def captured_values(op: ir.Operation) -> list[ir.Value]:
     """Values defined outside `op` that ops in its regions use (empty for ops without
     regions), each once, in order of first use."""

@@ -21,27 +21,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from tenzr.dialect.context import captured_values, ops_named, terminator
-from tenzr.dialect.ir_imports import Value, ir
+from tenzr.dialect.context import captured_values, ops_named, region_terminator
+from tenzr.dialect.ir_imports import ir
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.regions import dce, has_uses, is_pure
 from tenzr.passes.registry import Pass, register
-from tenzr.passes.views import splat_value
+from tenzr.passes.rules.control import constant_int, induction_step
 
 
-def _progression(start: Value, argument: Value, returned: Value) -> tuple | None:
-    """What determines a carried value's every iteration, when two could share it: the
+def _progression(loop: ir.Operation, j: int) -> tuple | None:
+    """What determines carried value j's every iteration, when two could share it: the
     value itself when the loop returns it unchanged; (type, start, step) when it starts at a
     constant and each iteration adds a constant to it."""
-    if returned == argument:
+    body = loop.regions[1].blocks[0]
+    start = loop.operands[j]
+    if region_terminator(body).operands[j] == body.arguments[j]:
         return ("unchanged", start)
-    first = splat_value(start)
-    made = sh.producer(returned)
-    if not isinstance(first, int) or made is None or made.name != sh.add.op_name:
-        return None
-    a, b = made.operands
-    step = splat_value(b) if a == argument else splat_value(a) if b == argument else None
-    return None if not isinstance(step, int) else (str(start.type), first, step)
+    first, step = constant_int(start), induction_step(body, j)
+    return None if first is None or step is None else (str(start.type), first, step)
 
 
 def _live(loop: ir.Operation) -> set[int]:
@@ -49,7 +46,7 @@ def _live(loop: ir.Operation) -> set[int]:
     whose argument the condition reads, and those the body reads to compute them (or reads
     in an op that does more than compute its results)."""
     cond, body = (r.blocks[0] for r in loop.regions)
-    returned = list(_terminator(body).operands)
+    returned = list(region_terminator(body).operands)
     position = {argument: j for j, argument in enumerate(body.arguments)}
     ops = [o.operation for o in body.operations][:-1]
     live = {j for j in range(len(returned)) if has_uses(loop.results[j]) or has_uses(cond.arguments[j])}
@@ -65,18 +62,11 @@ def _live(loop: ir.Operation) -> set[int]:
         live = more
 
 
-def _terminator(block: ir.Block) -> ir.Operation:
-    last = terminator(block)
-    assert last is not None  # (a loop's regions end with their return)
-    return last
-
-
 def _merge_counters(loop: ir.Operation) -> None:
     cond, body = (r.blocks[0] for r in loop.regions)
-    returned = list(_terminator(body).operands)
     first: dict[tuple, int] = {}
-    for j, (start, argument) in enumerate(zip(loop.operands, body.arguments, strict=True)):
-        key = _progression(start, argument, returned[j])
+    for j in range(len(loop.operands)):
+        key = _progression(loop, j)
         if key is None:
             continue
         i = first.setdefault(key, j)
@@ -88,7 +78,7 @@ def _merge_counters(loop: ir.Operation) -> None:
 
 def _drop(loop: ir.Operation, kept: list[int]) -> None:
     """Rebuilds `loop` with the carried values `kept` only, and erases what computed the others."""
-    body_end = _terminator(loop.regions[1].blocks[0])
+    body_end = region_terminator(loop.regions[1].blocks[0])
     with body_end.location, ir.InsertionPoint(body_end):
         sh.return_(*[body_end.operands[j] for j in kept])
     body_end.erase()

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tenzr.dialect import ops as T
-from tenzr.dialect.context import captured_values, terminator
+from tenzr.dialect.context import captured_values, region_terminator
 from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.types import INT_TYPES, TensorSpec, spec_of
@@ -51,15 +51,9 @@ REGION_OPS = frozenset({T.while_.name, T.case.name, sh.while_loop.op_name, sh.ca
 # --------------------------------------------------------------------------- lowering
 
 
-def _terminator(block: ir.Block) -> ir.Operation:
-    last = terminator(block)
-    assert last is not None  # (a region op's blocks end with their terminator)
-    return last
-
-
 def _end_with_return(block: ir.Block) -> None:
     """Turns the block's tenzr.yield (or a yield already lowered) into stablehlo.return."""
-    last = _terminator(block)
+    last = region_terminator(block)
     if last.name == T.yield_.name:
         with last.location, ir.InsertionPoint(last):
             sh.return_(*last.operands)
@@ -103,7 +97,7 @@ def _lower_case(op: Op) -> list[Value]:
 # --------------------------------------------------------------------------- trip counts
 
 
-def _constant_int(value: Value) -> int | None:
+def constant_int(value: Value) -> int | None:
     """The integer a splat constant holds (converted or not), if `value` is one."""
     if spec_of(value).dtype not in INT_TYPES:
         return None
@@ -122,17 +116,17 @@ def _is_compare(op: ir.Operation, direction: str) -> bool:
     return False
 
 
-def _induction_step(body: ir.Block, j: int) -> int | None:
+def induction_step(body: ir.Block, j: int) -> int | None:
     """c, when the body yields carry j as `x_j + c` for an integer constant c."""
     argument = body.arguments[j]
     if spec_of(argument).dtype not in INT_TYPES:
         return None
-    step = sh.producer(_terminator(body).operands[j])
+    step = sh.producer(region_terminator(body).operands[j])
     if step is None or step.name not in (T.add.name, sh.add.op_name):
         return None
     a, b = step.operands
     other = b if a == argument else a if b == argument else None
-    return None if other is None else _constant_int(other)
+    return None if other is None else constant_int(other)
 
 
 def static_trip_count(loop: ir.Operation) -> int | None:
@@ -140,7 +134,7 @@ def static_trip_count(loop: ir.Operation) -> int | None:
     x_j starting at a constant and growing by the constant 1, and the bound a constant (or
     a carry that starts at one and does not change)."""
     cond, body = (region.blocks[0] for region in loop.regions)
-    test = sh.producer(_terminator(cond).operands[0])
+    test = sh.producer(region_terminator(cond).operands[0])
     if test is None or not _is_compare(test, "LT"):
         return None
     counter, bound = test.operands
@@ -150,11 +144,11 @@ def static_trip_count(loop: ir.Operation) -> int | None:
     j = arguments.index(counter)
     if bound in arguments:
         k = arguments.index(bound)
-        if _terminator(body).operands[k] != body.arguments[k]:
+        if region_terminator(body).operands[k] != body.arguments[k]:
             return None
         bound = loop.operands[k]
-    start, stop = _constant_int(loop.operands[j]), _constant_int(bound)
-    if start is None or stop is None or _induction_step(body, j) != 1:
+    start, stop = constant_int(loop.operands[j]), constant_int(bound)
+    if start is None or stop is None or induction_step(body, j) != 1:
         return None
     return max(stop - start, 0)
 
@@ -410,7 +404,7 @@ def _dependencies(func: ir.Operation) -> list[set[int]]:
         memo[value] = frozenset(found)
         return memo[value]
 
-    return [set(of(v)) for v in _terminator(block).operands]
+    return [set(of(v)) for v in region_terminator(block).operands]
 
 
 @vjp(T.while_, sh.while_loop, adjoint="an adjoint loop running the iterations backwards, each recomputed from its "
@@ -424,9 +418,9 @@ def _while(op: Op, ct: Value | tuple[Value, ...]) -> Cotangents:
     n, specs, init = len(op.operands), list(op.specs), list(op.operands)
     body_fn = driver.region_function(loop.regions[1], captured)
     body_block = loop.regions[1].blocks[0]
-    yielded = list(_terminator(body_block).operands)
+    yielded = list(region_terminator(body_block).operands)
     invariant = {j for j in range(n) if yielded[j] == body_block.arguments[j]}
-    steps = {j: step for j in range(n) if (step := _induction_step(body_block, j)) is not None}
+    steps = {j: step for j in range(n) if (step := induction_step(body_block, j)) is not None}
     # (A counter's value at iteration k is init + k·step: it needs no tape, and reading it
     # back from one would cost IREE a device-to-host copy per iteration where it indexes.)
     floats = [j for j in range(n) if specs[j].is_inexact]
