@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 import tenzr as tz
+from tenzr.runtime import _DriverChoice
 
 
 def rnn_loss(np_, lax_, h0):
@@ -50,9 +51,9 @@ def compile_seconds(steps: int, hidden: int, repeats: int) -> float:
     return float(np.median(times))
 
 
-WARM_UP = 25
-"""Calls before timing: past the first measurement of Tenzr's CPU drivers (its first 23
-calls, tenzr.runtime._DriverChoice), whose slower driver's calls would count otherwise."""
+WARM_UP = _DriverChoice.FIRST + sum(_DriverChoice.PROBES.values()) + 1
+"""Calls before timing: past the first measurement of Tenzr's CPU drivers (its first calls
+and probes, one of them a warm-up), whose slower driver's calls would count otherwise."""
 
 
 def timed(fn, *args, runs: int = 30) -> tuple[float, float]:
