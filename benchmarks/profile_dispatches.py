@@ -1,9 +1,10 @@
 """Where a compiled step spends its time, dispatch by dispatch.
 
-    python benchmarks/profile_dispatches.py CNN [--top 25] [--forward | --jvp] [--iree-flag=...]
+    python benchmarks/profile_dispatches.py CNN [--top 25] [--forward | --jvp | --hvp] [--iree-flag=...]
 
 Lowers the model's value_and_grad (or, with --forward, its loss; with --jvp, the loss's jvp
-along a random tangent of the parameters) exactly as `tz.jit` does, compiles it with Tenzr's IREE
+along a random tangent of the parameters; with --hvp, the Hessian-vector product along it,
+as the jvp of the gradient) exactly as `tz.jit` does, compiles it with Tenzr's IREE
 flags for this CPU, then runs it under IREE's benchmark tool with host-execution profiling
 and prints each dispatch's mean time per step (largest first), the dispatch count and
 their sum. The sum excludes IREE's per-dispatch scheduling overhead, so fewer dispatches
@@ -61,6 +62,7 @@ def main() -> None:
     kind = parser.add_mutually_exclusive_group()
     kind.add_argument("--forward", action="store_true", help="profile the loss alone, not value_and_grad")
     kind.add_argument("--jvp", action="store_true", help="profile the loss's jvp along a tangent of the parameters")
+    kind.add_argument("--hvp", action="store_true", help="profile the Hessian-vector product along that tangent")
     args, iree_flags = parser.parse_known_args()
     model = next(m for m in MODELS if m.name == args.model)
     inputs = model.make_inputs()
@@ -71,11 +73,15 @@ def main() -> None:
     def jvp(params, tangent, *data):
         return tz.jvp(lambda p: loss(p, *data), (params,), (tangent,))
 
-    if args.jvp:
+    def hvp(params, tangent, *data):
+        return tz.jvp(tz.grad(lambda p: loss(p, *data)), (params,), (tangent,))[1]
+
+    if args.jvp or args.hvp:
         rng = np.random.default_rng(1)
         tangent = tz.tree_util.tree_map(lambda a: rng.standard_normal(a.shape).astype(a.dtype), inputs[0])
         inputs = (inputs[0], tangent, *inputs[1:])
-    text = tz.jit(loss if args.forward else jvp if args.jvp else tz.value_and_grad(loss)).lower(*inputs)
+    step = loss if args.forward else jvp if args.jvp else hvp if args.hvp else tz.value_and_grad(loss)
+    text = tz.jit(step).lower(*inputs)
     vmfb = compile_stablehlo(text, Target(), tuple(iree_flags))
     with tempfile.TemporaryDirectory() as tmp:
         module = Path(tmp, "step.vmfb")

@@ -1,4 +1,4 @@
-"""Loops and conditionals, with JAX's names and signatures: `fori_loop`, `scan`,
+"""Loops and conditionals, with JAX's names and signatures: `fori_loop`, `scan`, `map`,
 `while_loop`, `cond`, `switch` (in `tz.lax`, as in `jax.lax`).
 
 Each traces its Python functions once, into functions of the module being traced, and
@@ -16,16 +16,18 @@ from typing import Any
 
 import numpy as np
 
+from tenzr.batching import vmap
 from tenzr.core import Array, ShapeDtype, asarray, current_trace, user_location
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.functions import inline_call
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.types import TensorSpec, ir_type, numpy_dtype
-from tenzr.numpy_api import clip
+from tenzr.numpy_api import clip, concatenate
 from tenzr.passes.rules.control import CHECKPOINT_EVERY
 from tenzr.pytree import TreeDef, flatten, unflatten
 from tenzr.transforms import Traced, jit, trace_into
+from tenzr.tree_util import tree_map
 
 
 def _traced(fn: Callable, args: tuple, name: str, wrap: Callable[[Any], Any] | None = None) -> Traced:
@@ -221,6 +223,34 @@ def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | 
                       init, xs)
     return _scan(f, init, xs, length, reverse, unroll, indexed=False, what="tz.lax.scan: f's carry output",
                  checkpoint_every=checkpoint_every)
+
+
+def map(f: Callable[[Any], Any], xs: Any, *, batch_size: int | None = None) -> Any:  # noqa: A001 (JAX's name)
+    """`jax.lax.map`: f applied to each slice of xs along its leading axis, the results
+    stacked; a scan with no carry. With `batch_size`, each step runs f vmapped over that
+    many slices (the slices left over in one vmapped call after the loop), as JAX's."""
+    if batch_size is None:
+        return scan(lambda carry, x: (carry, f(x)), (), xs)[1]
+    if not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool) or batch_size < 1:
+        raise TenzrError(f"tz.lax.map: batch_size must be a positive int, got {batch_size!r}", user_location())
+    leaves, tree = flatten(xs)
+    arrays = [leaf if isinstance(leaf, Array) else np.asarray(leaf) for leaf in leaves]
+    lengths = {a.shape[0] if a.ndim else -1 for a in arrays}
+    if len(lengths) != 1 or -1 in lengths:
+        raise TenzrError("tz.lax.map: every leaf of xs needs one leading axis length to map over, got shapes "
+                         f"{[a.shape for a in arrays]}", user_location())
+    steps, left = divmod(lengths.pop(), int(batch_size))
+    batched = vmap(f)
+    parts = []
+    if steps:
+        blocks = unflatten(tree, [a[:steps * batch_size].reshape(steps, batch_size, *a.shape[1:]) for a in arrays])
+        stacked = scan(lambda carry, x: (carry, batched(x)), (), blocks)[1]
+        parts.append(tree_map(lambda y: y.reshape(steps * batch_size, *y.shape[2:]), stacked))
+    if left:
+        parts.append(batched(unflatten(tree, [a[steps * batch_size:] for a in arrays])))
+    if len(parts) == 1:
+        return parts[0]
+    return tree_map(lambda a, b: concatenate([a, b]), *parts)
 
 
 def _scan(f: Callable[..., Any], init: Any, xs: Any, length: int | None, reverse: bool, unroll: int | bool,

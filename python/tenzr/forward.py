@@ -36,6 +36,7 @@ from tenzr.transforms import (
     held_numbers,
     hold_numbers,
     jit,
+    output_and_aux,
     phase,
     trace_into,
     wrt_leaves,
@@ -50,13 +51,7 @@ def _split_aux(kind: str, has_aux: bool, box: list[TreeDef]) -> Callable[[Any], 
     """The wrap_output of a traced function whose output may be (output, aux): puts the
     output first, the aux leaves after it, and keeps their structures in `box`."""
     def split(out: Any) -> Any:
-        if has_aux:
-            if not (isinstance(out, (tuple, list)) and len(out) == 2):
-                raise TenzrError(f"{kind} with has_aux=True needs f to return a pair (output, aux), but it returned "
-                                 f"a {type(out).__name__}")
-            out, aux = out
-        else:
-            aux = None
+        out, aux = output_and_aux(kind, out) if has_aux else (out, None)
         out_leaves, out_tree = flatten(out)
         aux_leaves, aux_tree = flatten(aux)
         box[:] = [out_tree, aux_tree]

@@ -3,7 +3,7 @@
 `tz.lax.<op>(*operands, **attributes)` emits `tenzr.<op>` as written (no promotion). Ops
 whose result type is chosen by the caller take `result_shape=` and `result_dtype=`.
 The common ones have friendlier signatures below. Loops and conditionals (`fori_loop`,
-`scan`, `while_loop`, `cond`, `switch`) have JAX's (see `tenzr.control`).
+`scan`, `map`, `while_loop`, `cond`, `switch`) have JAX's (see `tenzr.control`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tenzr import numpy_api as tnp
-from tenzr.control import cond, fori_loop, scan, switch, while_loop
+from tenzr.control import cond, fori_loop, map, scan, switch, while_loop  # noqa: A004 (JAX's name)
 from tenzr.core import Array, asarray, check_arguments, dtype_name, emit, promote, user_location
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
@@ -433,4 +433,4 @@ def reduce_window_shape_tuple(operand_shape: Sequence[int], window_dimensions: S
 
 __all__ = [name for name in globals() if not name.startswith("_") and name not in (
     "annotations", "builtins", "enum", "itertools", "np", "tnp")] + [
-    "cond", "fori_loop", "scan", "switch", "while_loop"]
+    "cond", "fori_loop", "map", "scan", "switch", "while_loop"]

@@ -594,16 +594,18 @@ def wrt_leaves(args: tuple, argnums: int | tuple[int, ...]) -> tuple[list[list[i
     return offsets, trees
 
 
+def output_and_aux(kind: str, out: Any) -> tuple[Any, Any]:
+    """(output, aux) of what a has_aux function returned, checked."""
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        got = f"a {type(out).__name__} of {len(out)}" if isinstance(out, (tuple, list)) else \
+            f"a single {type(out).__name__}"
+        raise TenzrError(f"{kind} with has_aux=True needs f to return a pair (output, aux), but it returned {got}")
+    return out[0], out[1]
+
+
 def _scalar_loss(kind: str, out: Any, has_aux: bool, holomorphic: bool = False) -> tuple[Array, Any]:
     """(the value to differentiate, aux) of what f returned, checked."""
-    if has_aux:
-        if not (isinstance(out, (tuple, list)) and len(out) == 2):
-            got = f"a {type(out).__name__} of {len(out)}" if isinstance(out, (tuple, list)) else \
-                f"a single {type(out).__name__}"
-            raise TenzrError(f"{kind} with has_aux=True needs f to return a pair (output, aux), but it returned {got}")
-        out, aux = out
-    else:
-        aux = None
+    out, aux = output_and_aux(kind, out) if has_aux else (out, None)
     if isinstance(out, (tuple, list, dict)):
         hint = "; pass has_aux=True if the rest is auxiliary data" if isinstance(out, (tuple, list)) else ""
         raise TenzrError(f"{kind} needs f to return a floating-point scalar, but it returned a {type(out).__name__} "
@@ -742,20 +744,43 @@ class _Pullback(Traceable):
         return tuple(unflatten(flatten(primals)[1], flat))
 
 
+class _Output:
+    """The first of the (output, aux) pair `fn` returns: what `vjp(..., has_aux=True)`
+    differentiates. Equal for equal `fn`, so that its compiled pullback is reused."""
+
+    def __init__(self, fn: Callable):
+        self.fn = fn
+        functools.update_wrapper(self, fn, updated=())
+
+    def __call__(self, *args: Any) -> Any:
+        return self.fn(*args)[0]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Output) and other.fn == self.fn
+
+    def __hash__(self) -> int:
+        return hash(("output", self.fn))
+
+
 @api_boundary
-def vjp(fn: Callable, *primals: Any, target: str | Target = "cpu") -> tuple[Any, Callable[[Any], tuple]]:
-    """(fn(*primals), pullback) where pullback(cotangent) gives one cotangent per primal.
+def vjp(fn: Callable, *primals: Any, has_aux: bool = False, target: str | Target = "cpu") -> tuple:
+    """(fn(*primals), pullback) where pullback(cotangent) gives one cotangent per primal;
+    with has_aux, fn returns (output, aux) and vjp (output, pullback, aux), as JAX's.
 
     >>> y, pullback = tz.vjp(lambda x: x * 3.0, np.ones(2, np.float32))
     >>> pullback(np.array([1.0, 2.0], np.float32))
     (array([3., 6.], dtype=float32),)
     """
     target = as_target(target)
+    seen = None
     if _traced_call(primals):
         out = jit(fn, target)(*primals)
-        return out, _Pullback(fn, primals, flatten(out)[1], target, None)
-    out, seen = run_retraced(fn, primals, target)
-    return out, _Pullback(fn, primals, flatten(out)[1], target, seen)
+    else:
+        out, seen = run_retraced(fn, primals, target)
+    if not has_aux:
+        return out, _Pullback(fn, primals, flatten(out)[1], target, seen)
+    out, aux = output_and_aux("vjp", out)
+    return out, _Pullback(_Output(fn), primals, flatten(out)[1], target, seen), aux
 
 
 # --------------------------------------------------------------------------- custom rules

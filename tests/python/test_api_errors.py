@@ -56,6 +56,8 @@ MISUSE = [
      "has_aux=True"),
     ("has_aux_scalar", lambda: tz.grad(lambda x: x.sum(), has_aux=True)(ONES), "needs f to return a pair (output, "
      "aux), but it returned a single Array"),
+    ("vjp_has_aux_single", lambda: tz.vjp(lambda x: x * 2, ONES, has_aux=True), "vjp with has_aux=True needs f to "
+     "return a pair (output, aux), but it returned a single ndarray"),
     ("complex_output", lambda: tz.grad(lambda x: (x * (1.0 + 0.2j)).sum())(ONES), "grad needs a real-valued "
      "output, but f returned complex128; for holomorphic differentiation pass holomorphic=True, or take the real part"),
     ("clongdouble_input", lambda: tz.jit(lambda x: x * 2)(np.ones(2, np.clongdouble)), "NumPy dtype complex256 is "

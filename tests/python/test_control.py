@@ -190,6 +190,26 @@ def test_scan_checkpointed_every_k_steps_matches_jax(steps, hidden, every):
     _assert_close(checkpointed(w), jax.grad(make(jnp, lax))(w))
 
 
+@pytest.mark.parametrize("batch_size", [None, 1, 3, 7, 10])
+def test_map_matches_jax(batch_size):
+    """`lax.map` over a pytree of xs, its value and its gradient: 7 rows in steps of 3
+    leave one row for the vmapped call after the loop; 10 is more than there are."""
+    xs = {"a": XS, "b": XS[:, :1] * 2}
+
+    def make(np_, lax_, ck):
+        def loss(w):
+            ys = lax_.map(lambda x: np_.tanh(w @ x["a"]) * x["b"], xs, batch_size=batch_size)
+            return (ys * np.arange(28.0).reshape(7, 4)).sum()
+        return loss
+
+    _same_as_jax(make, W)
+
+
+def test_map_batch_size_must_be_a_positive_int():
+    with pytest.raises(TenzrError, match="batch_size must be a positive int, got 0"):
+        tz.lax.map(lambda x: x, XS, batch_size=0)
+
+
 def test_checkpoint_every_must_be_a_positive_int():
     with pytest.raises(TenzrError, match="checkpoint_every must be a positive int, got 0"):
         tz.jit(lambda x: tz.lax.scan(lambda c, r: (c + r, c), x[0], x, checkpoint_every=0))(XS)

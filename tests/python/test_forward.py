@@ -91,6 +91,18 @@ def test_jvp_with_aux_and_integer_inputs():
     _close((y, ydot, aux), (jy, jydot, jaux))
 
 
+def test_vjp_with_aux():
+    def f(np_):
+        return lambda x: (np_.sin(x) * x.sum(), {"n": x.sum(), "k": x * 2})
+
+    x, ybar = r(4), r(4)
+    y, pullback, aux = tz.vjp(f(tz), x, has_aux=True)
+    jy, jpullback, jaux = jax.vjp(f(jnp), x, has_aux=True)
+    _close((y, pullback(ybar), aux), (jy, jpullback(ybar), jaux))
+    inside = tz.jit(lambda x, ybar: tz.vjp(f(tz), x, has_aux=True)[1](ybar))
+    _close(inside(x, ybar), jpullback(ybar))
+
+
 def test_jvp_through_convolution_and_softmax():
     x, w, tx, tw = r(2, 3, 6, 6), r(4, 3, 3, 3), r(2, 3, 6, 6), r(4, 3, 3, 3)
     _close(tz.jvp(_tz_conv, (x, w), (tx, tw)), jax.jvp(_jax_conv, (x, w), (tx, tw)))
