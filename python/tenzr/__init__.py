@@ -222,6 +222,55 @@ from tenzr.numpy_lib import (
     vsplit,
     vstack,
 )
+from tenzr.numpy_routines import (
+    apply_along_axis,
+    astype,
+    bartlett,
+    blackman,
+    cbrt,
+    convolve,
+    copy,
+    copysign,
+    correlate,
+    cumulative_prod,
+    cumulative_sum,
+    diagflat,
+    digitize,
+    divmod,
+    float_power,
+    fmod,
+    geomspace,
+    hamming,
+    hanning,
+    isin,
+    isneginf,
+    isposinf,
+    ldexp,
+    matrix_transpose,
+    matvec,
+    modf,
+    nanargmax,
+    nanargmin,
+    nancumprod,
+    nancumsum,
+    nanstd,
+    nanvar,
+    polyadd,
+    polyder,
+    polyint,
+    polymul,
+    polysub,
+    positive,
+    ptp,
+    rint,
+    signbit,
+    trunc,
+    unstack,
+    vander,
+    vecdot,
+    vecmat,
+    vectorize,
+)
 from tenzr.passes.custom_ops import register_custom_op
 from tenzr.targets import Target
 from tenzr.transforms import (
@@ -245,8 +294,13 @@ pi, e, inf, nan, euler_gamma = math.pi, math.e, math.inf, math.nan, float(np.eul
 # dtypes, as NumPy's (they compare equal to them and name them to np.dtype)
 float16, float32, float64 = np.float16, np.float32, np.float64
 int32, int64, bool_ = np.int32, np.int64, np.bool_
+complex64, complex128 = np.complex64, np.complex128
 dtype, finfo, iinfo = np.dtype, np.finfo, np.iinfo
 row_stack = vstack
+# NumPy 2's array-API names
+acos, acosh, asin, asinh, atan, atanh, atan2 = arccos, arccosh, arcsin, arcsinh, arctan, arctanh, arctan2
+concat, permute_dims, pow = concatenate, transpose, power  # noqa: A001
+bitwise_invert, bitwise_left_shift, bitwise_right_shift = invert, left_shift, right_shift
 
 
 def __getattr__(name: str) -> Any:

@@ -115,7 +115,8 @@ def check_arguments(module_globals: dict[str, Any], prefix: str, rename: dict[st
 
 
 def checked(fn: Callable, shown: str) -> Callable:
-    """`fn` with its argument errors reported as `shown`'s (see check_arguments)."""
+    """`fn` with its argument errors reported as `shown`'s (see check_arguments), an entry
+    point of the API (`api_boundary`): called eagerly too, its errors show the user's lines."""
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -133,7 +134,7 @@ def checked(fn: Callable, shown: str) -> Callable:
         finally:
             _STATE.api_depth -= 1
 
-    return call
+    return api_boundary(call)
 
 
 def user_frame() -> types.FrameType | None:

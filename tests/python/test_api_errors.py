@@ -56,6 +56,13 @@ MISUSE = [
      "has_aux=True"),
     ("has_aux_scalar", lambda: tz.grad(lambda x: x.sum(), has_aux=True)(ONES), "needs f to return a pair (output, "
      "aux), but it returned a single Array"),
+    ("matrix_transpose_1d", lambda: tz.matrix_transpose(ONES), "matrix_transpose: needs an array of rank 2 or more"),
+    ("convolve_mode", lambda: tz.convolve(ONES, ONES, mode="wide"), "convolve: mode must be 'full', 'same' or 'valid'"),
+    ("digitize_2d_bins", lambda: tz.digitize(ONES, np.ones((2, 2))), "digitize: bins must be 1-d, got shape (2, 2)"),
+    ("ldexp_float_exponent", lambda: tz.ldexp(ONES, ONES), "ldexp: the exponents must be integers"),
+    ("vectorize_signature", lambda: tz.vectorize(lambda a: a, signature="(n->()"), "vectorize: not a valid signature"),
+    ("vectorize_loops", lambda: tz.vectorize(lambda a, b: a * b)(np.ones(2), np.ones(3)),
+     "vectorize: the loop dimensions [(2,), (3,)] do not broadcast"),
     ("vjp_has_aux_single", lambda: tz.vjp(lambda x: x * 2, ONES, has_aux=True), "vjp with has_aux=True needs f to "
      "return a pair (output, aux), but it returned a single ndarray"),
     ("complex_output", lambda: tz.grad(lambda x: (x * (1.0 + 0.2j)).sum())(ONES), "grad needs a real-valued "

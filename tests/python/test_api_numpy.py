@@ -33,6 +33,11 @@ def r(name, *shape, positive=False):
 
 
 IDX = np.array([2, 0, 2])
+
+
+def _row_stats(xp):
+    return lambda row: xp.stack([row.sum(), (row * row).max()])
+
 ROWS = [
     # name, tz function, NumPy function, float inputs, differentiable
     ("add_scalar", lambda x: x + 2.0, lambda x: x + 2.0, [r("a", 3)], True),
@@ -245,6 +250,67 @@ ROWS = [
      + tz.linalg.multi_dot([a[0], a, a.T, a]) + tz.linalg.cond(a),
      lambda a: np.linalg.matrix_power(a, 3) + np.linalg.matrix_power(a, -2) + np.linalg.multi_dot([a[0], a, a.T, a])
      + np.linalg.cond(a), [r("mp", 3, 3) + 3 * np.eye(3)], True),
+    # NumPy 2's array-API names and functions
+    ("array_api_names", lambda x, y: tz.acos(x / 3) + tz.asinh(x) + tz.atan2(x, y) + tz.pow(y * y, 1.5)
+     + tz.concat([x, y], axis=1)[:, 1:5] + tz.permute_dims(y.T, (1, 0)),
+     lambda x, y: np.acos(x / 3) + np.asinh(x) + np.atan2(x, y) + np.pow(y * y, 1.5)
+     + np.concat([x, y], axis=1)[:, 1:5] + np.permute_dims(y.T, (1, 0)), [r("aa", 3, 4), r("ab", 3, 4)], True),
+    ("matrix_transpose_vecdot_matvec_vecmat", lambda a, v, u: tz.matrix_transpose(a)[0] + tz.vecdot(a, v)
+     + tz.matvec(a, v) + tz.vecmat(u, a), lambda a, v, u: np.matrix_transpose(a)[0] + np.vecdot(a, v)
+     + np.matvec(a, v) + np.vecmat(u, a), [r("ac", 4, 4), r("ad", 4), r("ae", 4)], True),
+    ("unstack_cumulative", lambda x: tz.stack(tz.unstack(x, axis=1)[::-1])
+     + tz.cumulative_sum(x, axis=0, include_initial=True)[1:].T + tz.cumulative_prod(x, axis=1)[:, ::-1].T,
+     lambda x: np.stack(np.unstack(x, axis=1)[::-1]) + np.cumulative_sum(x, axis=0, include_initial=True)[1:].T
+     + np.cumulative_prod(x, axis=1)[:, ::-1].T, [r("af", 3, 4)], True),
+    # elementwise
+    ("cbrt_copysign_positive_float_power_ldexp", lambda x, y: tz.cbrt(x) + tz.copysign(y, x) + tz.positive(x)
+     + tz.float_power(y * y, x) + tz.ldexp(x, np.array([1, -2, 3, 0])),
+     lambda x, y: np.cbrt(x) + np.copysign(y, x) + np.positive(x) + np.float_power(y * y, x)
+     + np.ldexp(x, np.array([1, -2, 3, 0])), [r("ag", 4), r("ah", 4)], True),
+    ("fmod_modf_divmod", lambda x, y: tz.fmod(4 * x, y) + tz.stack(tz.modf(3 * x)).sum(0)
+     + tz.stack(tz.divmod(4 * x, y))[1], lambda x, y: np.fmod(4 * x, y) + np.stack(np.modf(3 * x)).sum(0)
+     + np.stack(np.divmod(4 * x, y))[1], [r("ai", 6), r("aj", 6, positive=True) * np.array([1, -1] * 3)], True),
+    ("trunc_rint_signbit_infs", lambda x: tz.trunc(3 * x) + tz.rint(3 * x) + tz.signbit(x).astype(np.float32)
+     + tz.isposinf(x / 0).astype(np.float32) + 2 * tz.isneginf(x / 0).astype(np.float32),
+     lambda x: np.trunc(3 * x) + np.rint(3 * x) + np.signbit(x) + np.isposinf(x / 0) + 2 * np.isneginf(x / 0),
+     [np.array([0.5, -0.5, 1.5, -2.5, 0.1, -0.0, 0.0, 1.2])], False),
+    # statistics
+    ("ptp_nanvar_nanstd", lambda x: tz.ptp(x, axis=1) + tz.nanvar(_nans(tz, x), axis=1, ddof=1)
+     + tz.nanstd(_nans(tz, x), axis=1) + tz.nanvar(_nans(tz, x)),
+     lambda x: np.ptp(x, axis=1) + np.nanvar(_nans(np, x), axis=1, ddof=1) + np.nanstd(_nans(np, x), axis=1)
+     + np.nanvar(_nans(np, x)), [r("ak2", 3, 6)], True),
+    ("nancumsum_nancumprod", lambda x: tz.nancumsum(_nans(tz, x), axis=1) + tz.nancumprod(_nans(tz, x), axis=0),
+     lambda x: np.nancumsum(_nans(np, x), axis=1) + np.nancumprod(_nans(np, x), axis=0), [r("al", 3, 4)], True),
+    ("nanargmax_nanargmin", lambda x: tz.nanargmax(_nans(tz, x), axis=1) + 10 * tz.nanargmin(_nans(tz, x)),
+     lambda x: np.nanargmax(_nans(np, x), axis=1) + 10 * np.nanargmin(_nans(np, x)), [r("am", 3, 5)], False),
+    ("isin_digitize", lambda x: tz.isin(tz.round(2 * x), np.array([0.0, 1.0, -2.0])).astype(np.float32)
+     + tz.digitize(x, np.array([-1.0, 0.0, 0.5, 2.0])) + 10 * tz.digitize(x, np.array([2.0, 0.5, -1.0]), right=True),
+     lambda x: np.isin(np.round(2 * x), np.array([0.0, 1.0, -2.0])) + np.digitize(x, np.array([-1.0, 0.0, 0.5, 2.0]))
+     + 10 * np.digitize(x, np.array([2.0, 0.5, -1.0]), right=True), [r("an", 8)], False),
+    # grids, windows, polynomials, convolution
+    ("vander_diagflat", lambda x: tz.vander(x, 4)[1] + tz.vander(x, increasing=True)[2] + tz.diagflat(x[:2], 2)[0],
+     lambda x: np.vander(x, 4)[1] + np.vander(x, increasing=True)[2] + np.diagflat(x[:2], 2)[0], [r("ao", 4)], True),
+    # (default-float constants, float32 as in JAX: compared in the float32 forward only)
+    ("geomspace_windows", lambda x: tz.geomspace(1.0, 1000.0, 6) * x + tz.geomspace(-2.0, -64.0, 6, endpoint=False)
+     + tz.hanning(6) * x + tz.hamming(6) + tz.blackman(6) * x + tz.bartlett(6),
+     lambda x: np.geomspace(1.0, 1000.0, 6) * x + np.geomspace(-2.0, -64.0, 6, endpoint=False) + np.hanning(6) * x
+     + np.hamming(6) + np.blackman(6) * x + np.bartlett(6), [r("ap", 6)], False),
+    ("polynomials", lambda p, q: tz.polyadd(p, q) + tz.polysub(q, p) + tz.polymul(p, q)[:5]
+     + tz.polyder(tz.pad(p, (1, 0)), 1) + tz.polyint(q, 2, k=np.array([1.0, 2.0]))[:5],
+     lambda p, q: np.polyadd(p, q) + np.polysub(q, p) + np.polymul(p, q)[:5] + np.polyder(np.pad(p, (1, 0)), 1)
+     + np.polyint(q, 2, k=[1.0, 2.0])[:5], [r("aq", 5), r("ar", 3)], True),
+    ("convolve_correlate", lambda a, v: tz.concatenate([tz.convolve(a, v), tz.convolve(v, a, mode="same"),
+     tz.convolve(a, v, mode="valid"), tz.correlate(a, v), tz.correlate(v, a, mode="full"),
+     tz.correlate(a, v, mode="same")]), lambda a, v: np.concatenate([np.convolve(a, v), np.convolve(v, a, mode="same"),
+     np.convolve(a, v, mode="valid"), np.correlate(a, v), np.correlate(v, a, mode="full"),
+     np.correlate(a, v, mode="same")]), [r("as", 6), r("at", 3)], True),
+    # function application
+    ("apply_along_axis_vectorize", lambda x, w: tz.apply_along_axis(_row_stats(tz), 1, x)
+     + tz.vectorize(lambda a, b: (a * b).sum(), signature="(n),(n)->()")(x, w)[:, None]
+     + tz.vectorize(lambda a, b: a * 2 + b)(x, w)[:, :2],
+     lambda x, w: np.apply_along_axis(_row_stats(np), 1, x)
+     + np.vectorize(lambda a, b: (a * b).sum(), signature="(n),(n)->()")(x, w)[:, None]
+     + np.vectorize(lambda a, b: a * 2 + b)(x, w)[:, :2], [r("au", 3, 4), r("av", 4)], True),
 ]
 
 
