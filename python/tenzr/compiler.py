@@ -59,11 +59,12 @@ def _iree_compile() -> str:
     return find_tool("iree-compile")
 
 
-COMPILE_REVISION = "3"
+COMPILE_REVISION = "4"
 """Part of every compile-cache key: changed whenever `compile_stablehlo` starts compiling some
 module differently, so that modules cached the old way are not reused. 2: modules that IREE
 3.13 miscompiled through a region returning a value twice (below) are compiled again.
-3: modules with a loop inside a region are compiled without memoization (NO_MEMOIZATION)."""
+3: modules with a loop inside a region are compiled without memoization (NO_MEMOIZATION).
+4: no module hoists constant expressions (targets.NO_HOISTING: IREE miscompiled some)."""
 
 
 NO_MEMOIZATION = "--iree-hal-memoization=false"

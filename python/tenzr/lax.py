@@ -18,6 +18,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tenzr import numpy_api as tnp
+from tenzr import numpy_lib as tlib
+from tenzr import numpy_routines as troutines
 from tenzr.control import cond, fori_loop, map, scan, switch, while_loop  # noqa: A004 (JAX's name)
 from tenzr.core import Array, asarray, check_arguments, dtype_name, emit, promote, user_location
 from tenzr.dialect import ops as T
@@ -25,6 +27,7 @@ from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.opdef import OpDef
 from tenzr.dialect.types import TensorSpec
 from tenzr.neural import conv as _conv
+from tenzr.pytree import flatten, unflatten
 
 
 def _op(opdef: OpDef):
@@ -339,6 +342,264 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable[[Any, Any
     return functools.reduce(reducer, pieces)
 
 
+# --------------------------------------------------------------------------- JAX's lax conveniences
+# (each as jax.lax names and orders its arguments, built from the NumPy functions)
+
+
+def clamp(min: Any, x: Any, max: Any) -> Array:  # noqa: A002 (JAX's argument names)
+    """x limited to [min, max] elementwise."""
+    return tnp.clip(x, min, max)
+
+
+def square(x: Any) -> Array:
+    """x * x."""
+    x = asarray(x)
+    return x * x
+
+
+def integer_pow(x: Any, y: int) -> Array:
+    """x ** y for a Python int y."""
+    if not isinstance(y, (int, np.integer)) or isinstance(y, bool):
+        raise TenzrError(f"integer_pow: y must be a Python int, got {y!r}", user_location())
+    return tnp.power(asarray(x), int(y))
+
+
+def rem(x: Any, y: Any) -> Array:
+    """The remainder of x / y with the sign of x (C's; `tz.remainder` has y's)."""
+    return troutines.fmod(x, y)
+
+
+def cbrt(x: Any) -> Array:
+    return troutines.cbrt(x)
+
+
+def exp2(x: Any) -> Array:
+    return tnp.exp2(x)
+
+
+def logistic(x: Any) -> Array:
+    """1 / (1 + exp(-x))."""
+    return emit(T.sigmoid, tnp.asarray(x))
+
+
+def erfc(x: Any) -> Array:
+    """1 - erf(x)."""
+    from tenzr.scipy.special import erfc as erfc_  # (scipy.special imports this module)
+
+    return erfc_(x)
+
+
+def is_finite(x: Any) -> Array:
+    return tnp.isfinite(x)
+
+
+def conj(x: Any) -> Array:
+    return tlib.conj(x)
+
+
+def expand_dims(array: Any, dimensions: Sequence[int]) -> Array:
+    return tnp.expand_dims(array, tuple(dimensions))
+
+
+def squeeze(array: Any, dimensions: Sequence[int]) -> Array:
+    return tnp.squeeze(array, tuple(dimensions))
+
+
+def broadcast_in_dim(operand: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Array:
+    """operand's dim i placed at dim broadcast_dimensions[i] of `shape`, broadcast there."""
+    x = asarray(operand)
+    dims = tuple(broadcast_dimensions)
+    if len(dims) != x.ndim or builtins.any(not 0 <= d < len(shape) for d in dims) or list(dims) != sorted(set(dims)):
+        raise TenzrError(f"broadcast_in_dim: broadcast_dimensions {dims} must be {x.ndim} increasing dims of the "
+                         f"result shape {tuple(shape)}", user_location())
+    expanded = [1] * len(shape)
+    for d, n in zip(dims, x.shape, strict=True):
+        expanded[d] = n
+    return tnp.broadcast_to(tnp.reshape(x, tuple(expanded)), tuple(shape))
+
+
+def broadcast(operand: Any, sizes: Sequence[int]) -> Array:
+    """operand broadcast with new leading dims of `sizes`."""
+    x = asarray(operand)
+    return tnp.broadcast_to(x, (*sizes, *x.shape))
+
+
+def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Array:
+    return tnp.full(tuple(shape), fill_value, dtype)
+
+
+def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] | None = None) -> Array:
+    x = asarray(x)
+    return tnp.full(x.shape if shape is None else tuple(shape), fill_value, x.dtype if dtype is None else dtype)
+
+
+def collapse(operand: Any, start_dimension: int, stop_dimension: int | None = None) -> Array:
+    """operand with dims [start_dimension, stop_dimension) merged into one."""
+    x = asarray(operand)
+    stop = x.ndim if stop_dimension is None else stop_dimension % (x.ndim + 1)
+    start = start_dimension % (x.ndim + 1)
+    return tnp.reshape(x, (*x.shape[:start], -1, *x.shape[stop:]))
+
+
+def _along(x: Array, start: int | None, stop: int | None, stride: int, axis: int) -> Array:
+    index = [builtins.slice(None)] * x.ndim
+    index[axis] = builtins.slice(start, stop, stride)
+    return x[tuple(index)]
+
+
+def slice_in_dim(operand: Any, start_index: int | None, limit_index: int | None, stride: int = 1,
+                 axis: int = 0) -> Array:
+    """operand[start_index:limit_index:stride] along `axis`."""
+    x = asarray(operand)
+    return _along(x, start_index, limit_index, stride, _axis(axis, x.ndim))
+
+
+def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True) -> Array:
+    """The slice at `index` of `axis`, that dim kept (size 1) or dropped."""
+    x = asarray(operand)
+    axis = _axis(axis, x.ndim)
+    index = index + x.shape[axis] if index < 0 else index
+    out = _along(x, index, index + 1, 1, axis)
+    return out if keepdims else tnp.squeeze(out, axis)
+
+
+def batch_matmul(lhs: Any, rhs: Any, precision: Any = None) -> Array:
+    """Matrix products over matching leading (batch) dims."""
+    del precision
+    return tnp.matmul(lhs, rhs)
+
+
+def select_n(which: Any, *cases: Any) -> Array:
+    """cases[which] elementwise: `which` boolean (two cases) or integer (out of range:
+    undefined in JAX, the last case here)."""
+    if not cases:
+        raise TenzrError("select_n: needs at least one case", user_location())
+    which = asarray(which)
+    if which.spec.dtype == "i1":
+        if len(cases) != 2:
+            raise TenzrError(f"select_n: a boolean which selects between 2 cases, got {len(cases)}", user_location())
+        return tnp.where(which, cases[1], cases[0])
+    out = asarray(cases[-1])
+    for i in reversed(range(len(cases) - 1)):
+        out = tnp.where(which == i, cases[i], out)
+    return out
+
+
+def top_k(operand: Any, k: int) -> tuple[Array, Array]:
+    """The k largest entries along the last axis, largest first, and their indices (the
+    lower index first among equals)."""
+    x = asarray(operand)
+    if not 0 <= k <= x.shape[-1]:
+        raise TenzrError(f"top_k: k={k} is outside [0, {x.shape[-1]}]", user_location())
+    order = tnp.argsort(-x if x.is_float else ~x, axis=-1)[..., :k]
+    return tnp.take_along_axis(x, order, -1), order
+
+
+def sort_key_val(keys: Any, values: Any, dimension: int = -1) -> tuple[Array, Array]:
+    """keys sorted along `dimension` (stably), and values permuted alike."""
+    keys, values = asarray(keys), asarray(values)
+    order = tnp.argsort(keys, axis=dimension)
+    return tnp.take_along_axis(keys, order, dimension), tnp.take_along_axis(values, order, dimension)
+
+
+def reduce_and(operand: Any, axes: Sequence[int]) -> Array:
+    return tlib.all(operand, tuple(axes))
+
+
+def reduce_or(operand: Any, axes: Sequence[int]) -> Array:
+    return tlib.any(operand, tuple(axes))
+
+
+def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], Any], dimensions: Sequence[int]) -> Any:
+    """JAX's `lax.reduce` for one operand and the monoids it recognizes: `computation` is
+    `tz.lax.add`, `mul`, `max` or `min` (or their tz names); the init value is folded in
+    once."""
+    reducer = _REDUCERS.get(computation)
+    if reducer is None or isinstance(operands, (tuple, list)):
+        raise TenzrError("lax.reduce: reduces one operand with tz.lax.add, mul, max or min (or tz.add, tz.multiply, "
+                         f"tz.maximum, tz.minimum), got {computation!r}", user_location())
+    x, axes = asarray(operands), tuple(dimensions)
+    totals: dict[Any, Callable[..., Array]] = {_ADD: tnp.sum, _MUL: tnp.prod, max: tnp.max, min: tnp.min}
+    total = totals[reducer](x, axes)
+    return reducer(total, tnp.asarray(init_values, x.dtype))
+
+
+def associative_scan(fn: Callable[[Any, Any], Any], elems: Any, reverse: bool = False, axis: int = 0) -> Any:
+    """The running combination of `elems` (a pytree of arrays of one length along `axis`)
+    by the associative `fn`: out[i] = fn(out[i-1], elems[i]), computed in O(log n) rounds
+    of `fn` on halves (Blelloch's scheme, as JAX's)."""
+    leaves, tree = flatten(elems)
+    leaves = [asarray(leaf) for leaf in leaves]
+    if not leaves:
+        return elems
+    axis = _axis(axis, leaves[0].ndim)
+    if len({leaf.shape[axis] for leaf in leaves}) != 1:
+        raise TenzrError(f"associative_scan: the leaves of elems differ in length along axis {axis}: "
+                         f"{[leaf.shape for leaf in leaves]}", user_location())
+    if reverse:
+        leaves = [tnp.flip(leaf, axis) for leaf in leaves]
+
+    def combine(a: list[Array], b: list[Array]) -> list[Array]:
+        if a[0].shape[axis] == 0:
+            return a
+        out = flatten(fn(unflatten(tree, a), unflatten(tree, b)))[0]
+        return [asarray(o) for o in out]
+
+    def scan(xs: list[Array]) -> list[Array]:
+        n = xs[0].shape[axis]
+        if n < 2:
+            return xs
+        odd = scan(combine([_along(x, 0, n - 1, 2, axis) for x in xs], [_along(x, 1, None, 2, axis) for x in xs]))
+        rest = [_along(x, 2, None, 2, axis) for x in xs]
+        even = combine([_along(o, 0, -1, 1, axis) for o in odd] if n % 2 == 0 else odd, rest)
+        even = [tnp.concatenate([_along(x, 0, 1, 1, axis), e], axis) for x, e in zip(xs, even, strict=True)]
+        return [_interleave(e, o, axis) for e, o in zip(even, odd, strict=True)]
+
+    out = scan(leaves)
+    if reverse:
+        out = [tnp.flip(leaf, axis) for leaf in out]
+    return unflatten(tree, out)
+
+
+def _interleave(a: Array, b: Array, axis: int) -> Array:
+    """a[0], b[0], a[1], b[1], ... along `axis` (a as long as b, or one longer)."""
+    n = a.shape[axis] + b.shape[axis]
+    if b.shape[axis] < a.shape[axis]:
+        widths = [(0, 0)] * b.ndim
+        widths[axis] = (0, 1)
+        b = tnp.pad(b, widths)
+    pairs = tnp.stack([a, b], axis + 1)
+    merged = tnp.reshape(pairs, (*a.shape[:axis], -1, *a.shape[axis + 1:]))
+    return _along(merged, 0, n, 1, axis)
+
+
+def _cumulative(name: str, reducer: Callable[[Array, Array], Array]) -> Callable[..., Array]:
+    def fn(operand: Any, axis: int = 0, reverse: bool = False) -> Array:
+        return associative_scan(reducer, asarray(operand), reverse, axis)
+
+    fn.__name__, fn.__doc__ = name, f"The running {name[3:]} along `axis` (from the end if reverse)."
+    return fn
+
+
+def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Array:
+    """The running sum along `axis` (from the end if reverse)."""
+    x = asarray(operand)
+    axis = _axis(axis, x.ndim)
+    return tnp.flip(tlib.cumsum(tnp.flip(x, axis), axis), axis) if reverse else tlib.cumsum(x, axis)
+
+
+def cumprod(operand: Any, axis: int = 0, reverse: bool = False) -> Array:
+    """The running product along `axis` (from the end if reverse)."""
+    x = asarray(operand)
+    axis = _axis(axis, x.ndim)
+    return tnp.flip(tlib.cumprod(tnp.flip(x, axis), axis), axis) if reverse else tlib.cumprod(x, axis)
+
+
+cummax = _cumulative("cummax", tnp.maximum)
+cummin = _cumulative("cummin", tnp.minimum)
+cumlogsumexp = _cumulative("cumlogsumexp", tnp.logaddexp)
+
+
 check_arguments(globals(), "tz.lax.")
 _ADD, _MUL = globals()["add"], globals()["mul"]
 _REDUCERS.update({_ADD: _ADD, _MUL: _MUL, max: max, min: min})
@@ -432,5 +693,5 @@ def reduce_window_shape_tuple(operand_shape: Sequence[int], window_dimensions: S
                  zip(operand_shape, window_dimensions, window_strides, padding, wdil, strict=True))
 
 __all__ = [name for name in globals() if not name.startswith("_") and name not in (
-    "annotations", "builtins", "enum", "itertools", "np", "tnp")] + [
+    "annotations", "builtins", "enum", "itertools", "np", "tnp", "tlib", "troutines", "flatten", "unflatten")] + [
     "cond", "fori_loop", "map", "scan", "switch", "while_loop"]

@@ -449,3 +449,73 @@ def test_more_random_distributions_match_jax():
         ours = tz.jit(lambda k, name=name: getattr(tz.random, name)(k, (200,), tz.float64))(key)
         theirs = getattr(jax.random, name)(jax.random.PRNGKey(5), (200,), jnp.float64)
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+LAX_X = np.random.default_rng(7).standard_normal((3, 5))
+LAX_Y = np.random.default_rng(8).standard_normal((3, 5)) + 0.2
+LAX_V = np.random.default_rng(9).standard_normal(7)
+
+# name, f(lax namespace) run by both (values compared in float64)
+LAX_ROWS = [
+    ("clamp_square_integer_pow_rem", lambda L: (L.clamp(-0.5, LAX_X, 0.7), L.square(LAX_X), L.integer_pow(LAX_X, 3),
+                                               L.rem(LAX_X * 4, LAX_Y))),
+    ("elementwise", lambda L: (L.cbrt(LAX_X), L.exp2(LAX_X), L.logistic(LAX_X), L.erfc(LAX_X), L.conj(LAX_X),
+                               L.is_finite(LAX_X / (LAX_X > 0)))),
+    ("shapes", lambda L: (L.expand_dims(LAX_X, (0, 2)), L.squeeze(LAX_X[None, :, None], (0, 2)),
+                          L.broadcast_in_dim(LAX_V, (2, 7, 3), (1,)), L.broadcast(LAX_V, (2, 3)),
+                          L.collapse(np.ones((2, 3, 4, 5)), 1, 3), L.collapse(np.ones((2, 3, 4)), 1))),
+    ("fills_and_slices", lambda L: (L.full((2, 3), 1.5), L.full_like(LAX_X, 2, shape=(4,)),
+                                    L.slice_in_dim(LAX_X, 1, 5, 2, axis=1),
+                                    L.index_in_dim(LAX_X, -1, axis=1, keepdims=False),
+                                    L.batch_matmul(np.ones((2, 3, 4)) * 0.5, np.arange(40.0).reshape(2, 4, 5)))),
+    ("selections", lambda L: (L.select_n(LAX_X > 0, LAX_X, LAX_Y), L.select_n(np.array([0, 1, 2, 1, 0]), *LAX_X),
+                              *L.top_k(LAX_X, 3), *L.top_k(np.array([1.0, 3.0, 3.0, 2.0, 1.0]), 4),
+                              *L.sort_key_val(LAX_X, LAX_Y, dimension=0))),
+    ("reductions", lambda L: (L.reduce_and(LAX_X > -1, (1,)), L.reduce_or(LAX_X > 1, (0,)),
+                              L.reduce(LAX_X, 1.5, L.add, (1,)), L.reduce(LAX_X, -np.inf, L.max, (0, 1)))),
+    ("cumulative", lambda L: (L.cumsum(LAX_X, axis=1, reverse=True), L.cumprod(LAX_X, axis=0), L.cummax(LAX_V),
+                              L.cummin(LAX_X, axis=1, reverse=True), L.cumlogsumexp(LAX_X, axis=1))),
+    ("associative_scan", lambda L: (L.associative_scan(lambda a, b: (a[0] * b[0], a[1] * b[0] + b[1]),
+                                                       (LAX_V + 2, LAX_V)),
+                                    L.associative_scan(L.add, LAX_X, reverse=True, axis=1),
+                                    *(L.associative_scan(L.add, np.arange(float(n))) for n in range(1, 10)))),
+]
+
+
+@pytest.mark.parametrize("row", LAX_ROWS, ids=[r[0] for r in LAX_ROWS])
+def test_lax_conveniences_match_jax(row, x64):
+    _, f = row
+    got, want = jax.tree_util.tree_leaves(tz.jit(lambda: f(tz.lax))()), jax.tree_util.tree_leaves(f(jax.lax))
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert np.shape(g) == np.shape(w)
+        np.testing.assert_allclose(np.asarray(g, float), np.asarray(w, float), rtol=1e-10, atol=1e-12)
+
+
+LAX_GRADS = [
+    ("cummax", lambda L, a: (L.cummax(a, axis=1) ** 2).sum()),
+    ("cumlogsumexp", lambda L, a: (L.cumlogsumexp(a, axis=1, reverse=True) * np.arange(5.0)).sum()),
+    ("associative_scan", lambda L, a: (L.associative_scan(lambda p, q: (p[0] * q[0], p[1] * q[0] + q[1]),
+                                                          (a[0] + 2, a[1]))[1] ** 2).sum()),
+    ("clamp", lambda L, a: (L.clamp(-0.5, a, 0.7) * a).sum()),
+    ("top_k", lambda L, a: (L.top_k(a, 2)[0] ** 2).sum()),
+    ("sort_key_val", lambda L, a: (L.sort_key_val(a[0], a[1])[1] * np.arange(5.0)).sum()),
+]
+
+
+@pytest.mark.parametrize("row", LAX_GRADS, ids=[r[0] for r in LAX_GRADS])
+def test_lax_convenience_gradients_match_jax(row):
+    _, f = row
+    np.testing.assert_allclose(tz.grad(lambda a: f(tz.lax, a))(LAX_X), jax.grad(lambda a: f(jax.lax, a))(LAX_X),
+                               rtol=1e-10, atol=1e-12)
+
+
+def test_lax_convenience_errors():
+    with pytest.raises(tz.TenzrError, match="integer_pow: y must be a Python int"):
+        tz.lax.integer_pow(LAX_X, 2.0)
+    with pytest.raises(tz.TenzrError, match="top_k: k=9 is outside"):
+        tz.lax.top_k(LAX_X, 9)
+    with pytest.raises(tz.TenzrError, match="broadcast_dimensions"):
+        tz.lax.broadcast_in_dim(LAX_V, (7, 2), (2,))
+    with pytest.raises(tz.TenzrError, match=r"lax\.reduce: reduces one operand"):
+        tz.lax.reduce(LAX_X, 0.0, lambda a, b: a + b, (0,))
