@@ -7,11 +7,17 @@ the web between two or more dispatches that pass intermediates through memory. A
 reduce of both operands they are one dispatch: the chain benchmark's jvp 12.2 -> 7.7 ms
 (same process; 8 executables -> 2).
 
-Reductions merge in every block, loop bodies included (a scan unrolled eight steps sums
-each step's output: the gradient of a 1,000-step RNN, hidden 64, 5.96 -> 5.08 ms on IREE's
-task system). A reduction joins a group only when it does not depend on an earlier member.
-The merged reduce takes the last member's place, and the ops between the first and the
-last member that read an earlier member's result move after it, in their order.
+Reductions merge in a function's own block only, and reductions of constants (of values
+that depend on no argument) stay apart: IREE 3.13 miscompiles a merged reduce whose
+operands it finds constant. Hoisted into an initializer, the dispatch reading its second
+result gets the first one's offset (`x.sum(1)` beside `x.max()` of a closed-over x: the
+max came back as the last row's sum; turning IREE's hoisting off instead made other second
+derivatives wrong); in a loop body IREE also folds loop-invariant carries and full-size
+dynamic slices into constants, and a merged reduce there gave a scan's gradient 1.0 for 3.0.
+(Loop bodies had merged: the gradient of a 1,000-step RNN, hidden 64, 5.96 -> 5.08 ms on
+IREE's task system.) A reduction joins a group only when it does not depend on an earlier
+member. The merged reduce takes the last member's place, and the ops between the first and
+the last member that read an earlier member's result move after it, in their order.
 """
 
 from __future__ import annotations
@@ -22,7 +28,6 @@ from typing import ClassVar
 from tenzr.dialect.context import functions
 from tenzr.dialect.ir_imports import ir
 from tenzr.passes import stablehlo as sh
-from tenzr.passes.regions import nested_blocks
 from tenzr.passes.registry import Pass, register
 from tenzr.passes.views import view
 
@@ -44,6 +49,34 @@ def _key(op: ir.Operation) -> tuple | None:
     if attrs.get("combiner") in (None, "set"):
         return None
     return str(op.operands[0].type), tuple(attrs["dimensions"])
+
+
+def _constants(ops: list[ir.Operation]) -> set[ir.Operation]:
+    """The ops of `ops` (in block order) that depend on no block argument, through their
+    operands (a value from outside the block counts by its own producers)."""
+    memo: dict[ir.Operation, bool] = {}
+
+    def constant(op: ir.Operation) -> bool:
+        stack = [op]
+        while stack:
+            top = stack[-1]
+            if top in memo:
+                stack.pop()
+                continue
+            producers = [sh.producer(v) for v in top.operands]
+            if any(p is None for p in producers):
+                memo[top] = False
+                stack.pop()
+                continue
+            pending = [p for p in producers if p not in memo]
+            if pending:
+                stack.extend(pending)
+                continue
+            memo[top] = all(memo[p] for p in producers)
+            stack.pop()
+        return memo[op]
+
+    return {op for op in ops if constant(op)}
 
 
 def _readers(sources: list[ir.Operation], ops: list[ir.Operation]) -> list[ir.Operation]:
@@ -78,11 +111,12 @@ def _merge(group: list[ir.Operation], between: list[ir.Operation]) -> None:
 def _merge_one_group(block: ir.Block) -> bool:
     """Merges the first group of mergeable reductions found in `block`; False if none."""
     ops = [o.operation for o in block.operations]
+    constants = _constants(ops)
     groups: dict[tuple, list[int]] = {}
     reads: dict[ir.Operation, frozenset] = {}  # op -> the keys of the members it reads, directly or not
     for i, op in enumerate(ops):
         read = frozenset().union(*(reads.get(sh.producer(v), frozenset()) for v in op.operands))
-        key = _key(op)
+        key = _key(op) if op not in constants else None
         members = groups.setdefault(key, []) if key is not None else []
         if key is not None and key not in read and len(members) < MAX_MERGED:  # (one reading a member stays apart)
             members.append(i)
@@ -100,9 +134,10 @@ def _merge_one_group(block: ir.Block) -> bool:
 
 def merge_reductions(module: ir.Operation) -> None:
     for func in functions(module).values():
-        for block in nested_blocks(func):
-            while _merge_one_group(block):
-                pass
+        for region in func.regions:
+            for block in region.blocks:
+                while _merge_one_group(block):
+                    pass
 
 
 @register

@@ -304,9 +304,14 @@ bitwise_invert, bitwise_left_shift, bitwise_right_shift = invert, left_shift, ri
 
 
 def __getattr__(name: str) -> Any:
-    """`tz.bfloat16` is ml_dtypes' (imported on first use: it takes 0.2 s)."""
+    """`tz.bfloat16` is ml_dtypes' (imported on first use: it takes 0.2 s); `tz.DeviceArray`
+    is the runtime's (which loads IREE's)."""
     if name == "bfloat16":
         import ml_dtypes
 
         return ml_dtypes.bfloat16
+    if name == "DeviceArray":
+        from tenzr.runtime import DeviceArray
+
+        return DeviceArray
     raise AttributeError(f"module 'tenzr' has no attribute {name!r}")

@@ -59,12 +59,13 @@ def _iree_compile() -> str:
     return find_tool("iree-compile")
 
 
-COMPILE_REVISION = "4"
+COMPILE_REVISION = "5"
 """Part of every compile-cache key: changed whenever `compile_stablehlo` starts compiling some
 module differently, so that modules cached the old way are not reused. 2: modules that IREE
 3.13 miscompiled through a region returning a value twice (below) are compiled again.
 3: modules with a loop inside a region are compiled without memoization (NO_MEMOIZATION).
-4: no module hoists constant expressions (targets.NO_HOISTING: IREE miscompiled some)."""
+4: (briefly) no module hoisted constant expressions; IREE then miscompiled others.
+5: hoisting is back; tenzr-merge-reductions leaves reductions of constants apart."""
 
 
 NO_MEMOIZATION = "--iree-hal-memoization=false"

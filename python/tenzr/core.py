@@ -29,6 +29,7 @@ from tenzr.dialect.types import (
     COMPLEX_TYPES,
     ELEMENT_TYPES,
     FLOAT_TYPES,
+    INT_TYPES,
     ITEM_BYTES,
     TensorSpec,
     complex_dtype,
@@ -502,13 +503,20 @@ def array(x: Any, dtype: Any = None) -> Array | np.ndarray:
 
 @api_boundary
 def device_put(x: Any, device: Any = None) -> Any:
-    """JAX's `jax.device_put`: the pytree `x` with every leaf an array (`tz.asarray`'s).
-    Tenzr's arrays stay in host memory between calls (each call hands its inputs to its
-    target), so there is no device to choose: `device` must be None."""
-    if device is not None:
-        raise TenzrError("device_put: Tenzr keeps arrays in host memory; pass no device (the target of tz.jit "
-                         "chooses where a program runs)")
+    """JAX's `jax.device_put`: the pytree `x` with every leaf an array. `device` is a target
+    ("cpu", "vulkan", "cuda" or a `tz.Target`): on a GPU (or Vulkan) target each leaf is
+    copied into the device's memory once, a `DeviceArray` that programs compiled for that
+    target read without copying; on the CPU (or None) arrays stay in host memory, which is
+    the CPU's device memory."""
     leaves, tree = flatten(x)
+    if device is not None:
+        from tenzr.runtime import DeviceArray  # (the runtime loads IREE's)
+        from tenzr.targets import as_target
+
+        target = as_target(device)
+        if target.name != "cpu":
+            return unflatten(tree, [leaf if isinstance(leaf, OnDevice) else
+                                    DeviceArray.put(np.asarray(array(leaf)), target.driver) for leaf in leaves])
     return unflatten(tree, [leaf if isinstance(leaf, Array) else array(leaf) for leaf in leaves])
 
 
@@ -582,6 +590,9 @@ def promote(*xs: Any) -> list[Array]:
             target = element_type_of(default_float())  # (float32, or float64 with jax_enable_x64)
         if target not in COMPLEX_TYPES and any(_is_complex(x) for x in xs):
             target = complex_dtype(target)
+        ints = [_integer_type(x) for x in xs if _is_integer(x)]
+        if target == "i1" and ints:  # (bools with an int count as ints)
+            target = _widest(ints)
     else:
         target = _widest([x.spec.dtype if isinstance(x, Array) else dtype_alone(x) for x in xs])
     out = []
@@ -597,6 +608,21 @@ def _is_float(x: Any) -> bool:
     if isinstance(x, Array):
         return x.is_float
     return isinstance(x, float) or (isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "f")
+
+
+def _is_integer(x: Any) -> bool:
+    """Whether x is an integer that is not a bool."""
+    if isinstance(x, Array):
+        return x.spec.dtype in INT_TYPES
+    return (isinstance(x, int) and not isinstance(x, bool)) or (
+        isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind in "iu")
+
+
+def _integer_type(x: Any) -> str:
+    """The element type of an integer operand: a Python int is the default int."""
+    if isinstance(x, Array):
+        return x.spec.dtype
+    return element_type_of(default_int()) if isinstance(x, int) else dtype_alone(x)
 
 
 def _is_complex(x: Any) -> bool:
@@ -639,8 +665,19 @@ ShapeDtypeStruct = ShapeDtype
 """JAX's name for ShapeDtype."""
 
 
+class OnDevice:
+    """The base of arrays held in a device's memory (`tenzr.runtime.DeviceArray`, which needs
+    IREE's runtime): the API hands them to compiled programs as they are, unread."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+
 def spec_of_leaf(x: Any) -> TensorSpec:
-    """The tensor type of a concrete input leaf (NumPy array or Python scalar)."""
+    """The tensor type of a concrete input leaf (NumPy array, Python scalar, or an array on a
+    device, not read)."""
+    if isinstance(x, OnDevice):
+        return TensorSpec(x.shape, element_type_of(x.dtype))
     array = np.asarray(x)
     if array.dtype == object:
         raise TenzrError(f"inputs must be arrays or numbers, got {type(x).__name__}")

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from tenzr.core import Array, Trace, context
+from tenzr.core import Array, OnDevice, Trace, context
 from tenzr.dialect.functions import new_module
 from tenzr.dialect.ir_imports import ir
 from tenzr.flags import config
@@ -48,6 +48,7 @@ _PLANS: dict[Any, _Plan] = {}
 def call_eagerly(fn: Callable, args: tuple, kwargs: dict) -> Any:
     """`fn(*args, **kwargs)` run now (compiled once per signature, see the module doc)."""
     leaves, tree = flatten((args, kwargs))
+    leaves = [np.asarray(leaf) if isinstance(leaf, OnDevice) else leaf for leaf in leaves]  # (eager runs on the CPU)
     inputs = [leaf for leaf in leaves if isinstance(leaf, np.ndarray)]
     fixed = tuple((i, type(leaf), leaf) for i, leaf in enumerate(leaves) if not isinstance(leaf, np.ndarray))
     key: Any = ("eager", fn, tree, fixed, tuple((x.shape, x.dtype.str) for x in inputs), config.state())

@@ -20,6 +20,7 @@ from tenzr.core import Array, ShapeDtype, api_boundary, asarray, current_trace
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.types import numpy_dtype
+from tenzr.numpy_api import zeros_like
 from tenzr.passes.regions import function_type, name_of
 from tenzr.passes.tenzr_batch import batch_function
 from tenzr.passes.tenzr_grad import CUSTOM_JVP, differentiate
@@ -41,6 +42,7 @@ from tenzr.transforms import (
     trace_into,
     wrt_leaves,
 )
+from tenzr.tree_util import tree_map
 
 
 def _call_derived(derived: ir.Operation, operands: Sequence[Array]) -> list[Array]:
@@ -329,6 +331,23 @@ class custom_jvp(Traceable):  # JAX's name
             raise TenzrError("custom_jvp.defjvp: symbolic_zeros=True is not supported")
         self.rule = jvp
         return jvp
+
+    def defjvps(self, *jvps: Callable | None) -> None:
+        """Sets the rule from one function per argument (JAX's `defjvps`): `jvps[i](tangent
+        of argument i, primal out, *primals)` is that argument's part of the output tangent
+        (None: it has none); the parts add up."""
+        def rule(primals: tuple, tangents: tuple) -> tuple:
+            if len(jvps) != len(primals):
+                raise TenzrError(f"custom_jvp.defjvps: {len(jvps)} rules for {len(primals)} arguments")
+            out = self.fn(*primals)
+            total = None
+            for jvp, tangent in zip(jvps, tangents, strict=True):
+                if jvp is not None:
+                    part = jvp(tangent, out, *primals)
+                    total = part if total is None else tree_map(lambda a, b: a + b, total, part)
+            return out, tree_map(zeros_like, out) if total is None else total
+
+        self.defjvp(rule)
 
     def cache_key(self) -> Any:
         return ("custom_jvp", self.fn, self.rule)

@@ -60,7 +60,10 @@ def _unary(opdef, *, to_float: bool = True):
 
 def _binary(opdef):
     def fn(x: ArrayLike, y: ArrayLike) -> Array:
-        return emit(opdef, *promote(x, y))
+        a, b = promote(x, y)
+        if a.spec.dtype == "i1" and opdef in _ON_BOOLS:  # (JAX's: True + True is True)
+            return emit(_ON_BOOLS[opdef], a, b)
+        return emit(opdef, a, b)
 
     fn.__name__ = opdef.mnemonic
     return fn
@@ -114,6 +117,7 @@ def sign(x: ArrayLike) -> Array:
         magnitude = abs(x)
         return emit(T.stop_gradient, where(magnitude == 0, 0, x / where(magnitude == 0, 1, magnitude)))
     return emit(T.sign, x)
+_ON_BOOLS = {T.add: T.bitwise_or, T.mul: T.bitwise_and, T.maximum: T.bitwise_or, T.minimum: T.bitwise_and}
 add = _binary(T.add)
 subtract = _binary(T.sub)
 multiply = _binary(T.mul)

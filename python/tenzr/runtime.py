@@ -18,11 +18,12 @@ import functools
 import os
 import re
 import time
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import iree.runtime as rt
 import numpy as np
 
+from tenzr.core import OnDevice
 from tenzr.dialect.diagnostics import TenzrError, warn
 from tenzr.dialect.types import ELEMENT_TYPES, TensorSpec, element_type_of, numpy_dtype
 from tenzr.passes.tenzr_mark_in_place import INPUTS_REFLECTION
@@ -282,12 +283,13 @@ class Program:
                 specs[i] = specs[i].with_dtype(dtype)  # type: ignore[union-attr]
         return specs
 
-    def __call__(self, name: str, *arrays: np.ndarray) -> list[np.ndarray]:
+    def __call__(self, name: str, *arrays: Any) -> list[Any]:
         fn, reflection = self.function(name)
         # np.ascontiguousarray would turn rank-0 arrays into rank 1; np.require also turns NumPy
-        # scalars into arrays.
-        inputs = [a if type(a) is np.ndarray and a.flags.c_contiguous else np.require(a, requirements="C")
-                  for a in arrays]
+        # scalars into arrays. (A DeviceArray stays one for a program on its device.)
+        inputs: list[Any] = [a if (type(a) is np.ndarray and a.flags.c_contiguous)
+                             or (self._staged and isinstance(a, DeviceArray)) else np.require(a, requirements="C")
+                             for a in arrays]
         try:
             if self._staged:
                 return self._call_staged(fn, reflection, inputs)
@@ -306,7 +308,7 @@ class Program:
             mismatch = self._mismatch(name, inputs)
             raise TenzrError(mismatch or f"running '{name}' on {self.target.name} failed: {e}") from None
 
-    def _mismatch(self, name: str, inputs: list[np.ndarray]) -> str | None:
+    def _mismatch(self, name: str, inputs: list[Any]) -> str | None:
         """What is wrong with the inputs of a call IREE refused, said against the declaration."""
         specs = self.signature(name)
         declared = ", ".join(str(s) for s in specs)
@@ -327,7 +329,7 @@ class Program:
         loaded.context.vm_context.invoke(fn, args, results)
         return [results.get_as_object(i, rt.HalBufferView) for i in range(len(results))]
 
-    def _call_in_place(self, loaded: _Loaded, name: str, in_place: bool, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    def _call_in_place(self, loaded: _Loaded, name: str, in_place: bool, inputs: list[Any]) -> list[np.ndarray]:
         """Host memory serves as device memory: inputs are imported (copies of them unless
         the function is marked `in_place`) and results mapped."""
         fn = self._function(loaded, name)
@@ -348,23 +350,109 @@ class Program:
         # mapping does not keep the imported array alive: such results are copied while it is.
         return [r.copy() if _overlaps(r, spans) else r for r in out]
 
-    def _call_staged(self, fn: rt.VmFunction, reflection: dict[str, str], inputs: list[np.ndarray]) -> list[np.ndarray]:
+    def _call_staged(self, fn: rt.VmFunction, reflection: dict[str, str], inputs: list[Any]) -> list[Any]:
+        """Inputs are copied into device buffers (a DeviceArray already there is passed as it
+        is) and results stay there, as DeviceArrays."""
         loaded = self._loaded[self._driver]
         device = loaded.config.device
         arg_types = reflection.get("tenzr.args", "").split(",")
         result_types = reflection.get("tenzr.results", "").split(",")
         args = rt.VmVariantList(len(inputs))
         for i, a in enumerate(inputs):
-            if i < len(arg_types) and arg_types[i] in WIDENED:
-                a = a.astype(numpy_dtype(WIDENED[arg_types[i]]))
-            view = device.allocator.allocate_buffer_copy(
-                memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT, device=device,
-                buffer=a.astype(np.int8) if a.dtype == np.bool_ else a,
-                element_type=_element_type(a.dtype))
+            widened = numpy_dtype(WIDENED[arg_types[i]]) if i < len(arg_types) and arg_types[i] in WIDENED else None
+            view = a.view_on(device, widened or a.dtype) if isinstance(a, DeviceArray) else None
+            if view is None:
+                host = np.asarray(a)
+                view = _upload(device, host if widened is None else host.astype(widened))
             args.push_ref(view)
-        out = [_read_back(device, view) for view in self._invoke(loaded, fn, args)]
-        return [r.astype(numpy_dtype(result_types[i])) if i < len(result_types) and result_types[i] in WIDENED else r
-                for i, r in enumerate(out)]
+        return [DeviceArray(view, device, numpy_dtype(result_types[i]) if i < len(result_types)
+                            and result_types[i] in WIDENED else None)
+                for i, view in enumerate(self._invoke(loaded, fn, args))]
+
+
+def _upload(device: rt.HalDevice, a: np.ndarray) -> rt.HalBufferView:
+    """A device buffer holding a copy of `a`."""
+    return device.allocator.allocate_buffer_copy(
+        memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT, device=device,
+        buffer=a.astype(np.int8) if a.dtype == np.bool_ else a, element_type=_element_type(a.dtype))
+
+
+class DeviceArray(OnDevice):
+    """An array in a GPU's (or Vulkan device's) memory: what a program compiled for such a
+    target returns, as JAX's arrays stay on their device. Passed to another program on the
+    same device it is not copied; NumPy (np.asarray, printing, indexing, arithmetic, any of
+    NumPy's methods) reads it back to the host once and keeps that copy. `shape`, `dtype`
+    and `block_until_ready()` need no copy."""
+
+    __array_priority__ = 100
+
+    def __init__(self, view: rt.HalBufferView, device: rt.HalDevice, dtype: np.dtype | None = None):
+        self._view, self._device = view, device
+        self._stored = _dtype_of(view.element_type)
+        self.dtype = np.dtype(dtype) if dtype is not None else self._stored
+        """The element type as the program declared it (a Vulkan program's boundary widens
+        bools and 16-bit floats in device memory)."""
+        self.shape = tuple(int(n) for n in view.shape)
+        self._host: np.ndarray | None = None
+
+    @classmethod
+    def put(cls, a: np.ndarray, driver: str) -> DeviceArray:
+        """A copy of `a` in the memory of `driver`'s device."""
+        device = device_config(driver).device
+        return cls(_upload(device, a), device, a.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def view_on(self, device: rt.HalDevice, stored: np.dtype) -> rt.HalBufferView | None:
+        """Its buffer, if it lies on `device` stored as `stored`."""
+        return self._view if device is self._device and self._stored == np.dtype(stored) else None
+
+    def block_until_ready(self) -> DeviceArray:
+        return self  # (programs return once their results are computed)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        if self._host is None:
+            host = _read_back(self._device, self._view)
+            self._host = host if host.dtype == self.dtype else host.astype(self.dtype)
+            self._host.flags.writeable = False
+        return self._host if dtype is None else self._host.astype(dtype)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("_view", "_device", "_stored", "_host"):
+            raise AttributeError(name)
+        return getattr(np.asarray(self), name)
+
+    def __repr__(self) -> str:
+        return f"DeviceArray({np.array2string(np.asarray(self), separator=', ')}, dtype={self.dtype})"
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _on_host(name: str) -> Any:
+    def method(self: DeviceArray, *args: Any) -> Any:
+        return getattr(np.asarray(self), name)(*args)
+
+    method.__name__ = name
+    return method
+
+
+for _name in ("__getitem__", "__iter__", "__float__", "__int__", "__bool__", "__index__", "__complex__", "__neg__",
+              "__pos__", "__abs__", "__invert__", "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+              "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
+              "__rpow__", "__matmul__", "__rmatmul__", "__and__", "__rand__", "__or__", "__ror__", "__xor__",
+              "__rxor__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__format__"):
+    setattr(DeviceArray, _name, _on_host(_name))
 
 
 _HOST_MEMORY = int(rt.MemoryType.HOST_LOCAL) | int(rt.MemoryType.DEVICE_VISIBLE)

@@ -82,37 +82,27 @@ class Target:
         return self.cpu == "host" and "avx512f" in host_cpu_flags().split()
 
     def compiler_flags(self) -> tuple[str, ...]:
-        """IREE flags selecting this target, with NO_HOISTING on every target. On CPU,
-        compile-time evaluation of constant expressions is off: it JIT-compiles them, costing
-        about 0.3 s of a 2.9 s MLP gradient compile, and gained nothing at run time on the
-        benchmarks; buffers are assumed aligned to HOST_BUFFER_ALIGNMENT only."""
+        """IREE flags selecting this target. On CPU, compile-time evaluation of constant
+        expressions is off: it JIT-compiles them, costing about 0.3 s of a 2.9 s MLP gradient
+        compile, and gained nothing at run time on the benchmarks; buffers are assumed aligned
+        to HOST_BUFFER_ALIGNMENT only."""
         if self.name == "cpu":
             flags = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
                      f"--iree-llvmcpu-target-cpu={self.cpu}", "--iree-input-demote-f64-to-f32=false",
-                     "--iree-opt-const-eval=false", NO_HOISTING,
+                     "--iree-opt-const-eval=false",
                      f"--iree-stream-resource-min-offset-alignment={HOST_BUFFER_ALIGNMENT}"]
             if self.cpu_features:
                 flags.append(f"--iree-llvmcpu-target-cpu-features={self.cpu_features}")
             return tuple(flags)
         if self.name == "vulkan":
-            flags = ["--iree-hal-target-device=vulkan", NO_HOISTING]
+            flags = ["--iree-hal-target-device=vulkan"]
             if self.vulkan_target:
                 flags.append(f"--iree-vulkan-target={self.vulkan_target}")
             return tuple(flags)
         # IREE demotes float64 to float32 by default, silently (seen on an H200: every
         # float64 argument was rejected as "expected f32").
         return ("--iree-hal-target-device=cuda", f"--iree-cuda-target={self.cuda_arch}",
-                "--iree-input-demote-f64-to-f32=false", NO_HOISTING)
-
-
-NO_HOISTING = "--iree-opt-const-expr-hoisting=false"
-"""IREE 3.13 miscompiles some constant expressions it hoists into initializers: when one
-dispatch there computes two results (a variadic reduce: `x.sum(1)` beside `x.max()` of a
-constant x, as tenzr-merge-reductions forms), the dispatch reading its second result is
-given the first one's offset in their shared buffer (seen at its stream level; x.max() came
-back as the last row's sum). Not hoisting, those expressions run in each call: MLP, CNN and
-GMM steps within noise (2.69-2.82 ms either way for the MLP), and one initializer executable
-fewer to compile."""
+                "--iree-input-demote-f64-to-f32=false")
 
 
 _DOT_GENERAL = re.compile(

@@ -27,6 +27,7 @@ from tenzr.core import (
     Array,
     ConcretizationTypeError,
     Frame,
+    OnDevice,
     ShapeDtype,
     Trace,
     api_boundary,
@@ -147,8 +148,8 @@ class Compiled:
         self._dtypes = [numpy_dtype(s.dtype) for s in self.in_specs]
 
     def __call__(self, leaves: list[Any]) -> Any:
-        inputs = [leaf if isinstance(leaf, np.ndarray) and leaf.dtype == dtype else np.asarray(leaf, dtype=dtype)
-                  for leaf, dtype in zip(leaves, self._dtypes, strict=True)]
+        inputs = [leaf if isinstance(leaf, (np.ndarray, OnDevice)) and leaf.dtype == dtype
+                  else np.asarray(leaf, dtype=dtype) for leaf, dtype in zip(leaves, self._dtypes, strict=True)]
         return unflatten(self.out_tree, self.program("main", *inputs))
 
 
@@ -157,7 +158,7 @@ _COMPILED: dict[tuple, Compiled] = {}
 
 def _signature(leaf: Any) -> Any:
     """What a compiled program depends on for one input leaf (cheap for NumPy arrays)."""
-    if isinstance(leaf, np.ndarray):
+    if isinstance(leaf, (np.ndarray, OnDevice)):
         return leaf.shape, leaf.dtype.str
     return spec_of_leaf(leaf)
 

@@ -210,6 +210,19 @@ def test_map_batch_size_must_be_a_positive_int():
         tz.lax.map(lambda x: x, XS, batch_size=0)
 
 
+def test_scan_whose_body_iree_folds_to_constants_matches_jax():
+    """A one-step scan from ones, no xs: IREE folds the adjoint loop's invariant carries and
+    full-size slices into constants, and miscompiled the two sums of its body when
+    tenzr-merge-reductions had made them one reduce (1.0 for 3.0)."""
+    def make(np_, lax_, ck):
+        def loss(a):
+            _, ys = lax_.scan(lambda c, _: (c * a, c * a), np.ones(3), None, length=1)
+            return ys.sum()
+        return loss
+
+    _same_as_jax(make, np.float64(0.9))
+
+
 def test_checkpoint_every_must_be_a_positive_int():
     with pytest.raises(TenzrError, match="checkpoint_every must be a positive int, got 0"):
         tz.jit(lambda x: tz.lax.scan(lambda c, r: (c + r, c), x[0], x, checkpoint_every=0))(XS)

@@ -56,7 +56,8 @@ def _same_output(shown: str, printed: str) -> bool:
 def run_doc(path: Path, folder: Path) -> int:
     """Runs a Markdown page's blocks in order in `folder`: ```mlir file=NAME is written
     there, ```sh runs in bash and ```python in one namespace (a ```text block after either
-    is what it must print last); ```sh vulkan runs where a Vulkan device exists, and
+    is what it must print last); ```sh vulkan and ```python vulkan run where a Vulkan
+    device exists, and
     ```sh setup is the repository's own setup (test_quick_start_demo_runs runs it). Returns
     how many blocks ran."""
     env = {**os.environ, "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]}
@@ -87,6 +88,9 @@ def run_doc(path: Path, folder: Path) -> int:
             printed = done.stdout
             ran += 1
         elif kind == "python":
+            if info == "vulkan" and not device_available("vulkan"):
+                skipped = True
+                continue
             cwd = os.getcwd()
             os.chdir(folder)
             out = io.StringIO()

@@ -91,6 +91,32 @@ def test_jvp_with_aux_and_integer_inputs():
     _close((y, ydot, aux), (jy, jydot, jaux))
 
 
+def test_custom_jvp_defjvps_matches_jax():
+    """One tangent rule per argument (None: no derivative), under jvp, grad and hessian."""
+    def make(ns):
+        @ns.custom_jvp
+        def f(x, y):
+            return ns.numpy.sin(x) * y if ns is jax else tz.sin(x) * y
+
+        np_ = jnp if ns is jax else tz
+        f.defjvps(lambda t, ans, x, y: np_.cos(x) * t * y, lambda t, ans, x, y: np_.sin(x) * t)
+        return f
+
+    x, y, t, u = r(3), r(3), r(3), r(3)
+    ours, theirs = make(tz), make(jax)
+    _close(tz.jvp(ours, (x, y), (t, u)), jax.jvp(theirs, (x, y), (t, u)))
+    _close(tz.grad(lambda a, b: (ours(a, b) ** 2).sum(), argnums=(0, 1))(x, y),
+           jax.grad(lambda a, b: (theirs(a, b) ** 2).sum(), argnums=(0, 1))(x, y))
+    _close(tz.hessian(lambda a: ours(a, y).sum())(x), jax.hessian(lambda a: theirs(a, y).sum())(x))
+
+    @tz.custom_jvp
+    def g(x, n):
+        return x * n
+
+    g.defjvps(lambda t, ans, x, n: t * n, None)
+    _close(tz.grad(lambda a: g(a, 3.0).sum())(x), np.full(3, 3.0))
+
+
 def test_vjp_with_aux():
     def f(np_):
         return lambda x: (np_.sin(x) * x.sum(), {"n": x.sum(), "k": x * 2})

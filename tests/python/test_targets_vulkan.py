@@ -13,6 +13,7 @@ from harness import check_forward, check_vjp, compile_rows_vmfb
 from op_table import GRAD_ROWS, ROWS
 
 import tenzr as tz
+from tenzr import runtime
 from tenzr.runtime import Program, device_available, device_config
 from tenzr.targets import Target
 
@@ -66,6 +67,34 @@ def test_api_on_vulkan_reads_results_back():
     np.testing.assert_allclose(g, want_g, rtol=1e-4, atol=1e-6)
     flags = tz.jit(lambda v: v > 2.5, target="vulkan")(x)
     np.testing.assert_array_equal(flags, x > 2.5)
+
+
+@needs_vulkan
+def test_results_stay_on_the_device_between_calls(monkeypatch):
+    """A Vulkan program's results are DeviceArrays: fed to the next program on the device
+    they are not read back (nor copied again), NumPy reads them once, a CPU program reads
+    them, and tz.device_put copies host arrays there. A bool result, widened in device
+    memory, is passed on as it is."""
+    reads = []
+    read_back = runtime._read_back
+    monkeypatch.setattr(runtime, "_read_back", lambda *a: reads.append(1) or read_back(*a))
+    x = np.random.default_rng(0).standard_normal((4, 4)).astype(np.float32)
+    step = tz.jit(lambda a, b: (a @ b, (a * 2).sum() > 0), target="vulkan")
+    y, flag = step(x, x)
+    assert isinstance(y, tz.DeviceArray) and (y.shape, y.dtype, flag.dtype) == ((4, 4), np.float32, np.bool_)
+    z, _ = step(y, y)
+    picked = tz.jit(lambda f: tz.where(f, 1.0, 2.0), target="vulkan")(flag)
+    assert not reads
+    np.testing.assert_allclose(z, (x @ x) @ (x @ x), rtol=1e-4)
+    assert float(picked) == (1.0 if (x * 2).sum() > 0 else 2.0)
+    np.testing.assert_allclose(np.asarray(z), np.asarray(z))  # (read once, then kept)
+    assert len(reads) == 2
+    np.testing.assert_allclose(tz.jit(lambda v: v * 3.0)(y), 3 * (x @ x), rtol=1e-5)  # (on the CPU)
+    on_device = tz.device_put({"x": x}, "vulkan")["x"]
+    assert isinstance(on_device, tz.DeviceArray)
+    np.testing.assert_allclose(step(on_device, x)[0], x @ x, rtol=1e-5)
+    np.testing.assert_allclose(y[0] + 1, (x @ x)[0] + 1, rtol=1e-5)
+    assert type(tz.device_get(y)) is np.ndarray
 
 
 @needs_vulkan
