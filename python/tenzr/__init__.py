@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from tenzr import distributed, errors, fft, lax, linalg, nn, random, scipy, tree_util
+from tenzr import distributed, errors, fft, lax, linalg, nn, random, scipy, tree, tree_util
 from tenzr.batching import vmap
 from tenzr.core import Array, ShapeDtype, ShapeDtypeStruct, array, device_get, device_put
 from tenzr.dialect.diagnostics import TenzrError
@@ -281,6 +281,7 @@ from tenzr.transforms import (
     eval_shape,
     grad,
     jit,
+    linear_transpose,
     make_jaxpr,
     remat,
     trace,
@@ -297,6 +298,7 @@ int32, int64, bool_ = np.int32, np.int64, np.bool_
 complex64, complex128 = np.complex64, np.complex128
 dtype, finfo, iinfo = np.dtype, np.finfo, np.iinfo
 row_stack = vstack
+jacobian = jacrev  # (JAX's alias)
 # NumPy 2's array-API names
 acos, acosh, asin, asinh, atan, atanh, atan2 = arccos, arccosh, arcsin, arcsinh, arctan, arctanh, arctan2
 concat, permute_dims, pow = concatenate, transpose, power  # noqa: A001

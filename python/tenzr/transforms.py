@@ -34,6 +34,7 @@ from tenzr.core import (
     asarray,
     context,
     current_trace,
+    dtype_alone,
     function_frame,
     spec_of_leaf,
     tracing,
@@ -782,6 +783,21 @@ def vjp(fn: Callable, *primals: Any, has_aux: bool = False, target: str | Target
         return out, _Pullback(fn, primals, flatten(out)[1], target, seen)
     out, aux = output_and_aux("vjp", out)
     return out, _Pullback(_Output(fn), primals, flatten(out)[1], target, seen), aux
+
+
+@api_boundary
+def linear_transpose(fun: Callable, *primals: Any, target: str | Target = "cpu") -> Callable[[Any], tuple]:
+    """JAX's `jax.linear_transpose`: the transpose of the linear `fun`, a function of an
+    output cotangent giving one cotangent per primal. `primals` give the inputs' shapes and
+    dtypes (arrays, numbers or `tz.ShapeDtypeStruct`s): `fun`'s VJP at zeros of them, which
+    is its transpose when it is linear."""
+    def zeros(p: Any) -> np.ndarray:
+        if hasattr(p, "shape") and hasattr(p, "dtype"):
+            return np.zeros(tuple(p.shape), np.dtype(p.dtype))
+        return np.zeros(np.shape(p), numpy_dtype(dtype_alone(p)))
+
+    leaves, tree = flatten(primals)
+    return vjp(fun, *unflatten(tree, [zeros(p) for p in leaves]), target=target)[1]
 
 
 # --------------------------------------------------------------------------- custom rules

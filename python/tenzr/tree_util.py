@@ -1,8 +1,11 @@
 """`tz.tree_util`, with JAX's names: pytrees (nested tuples, lists, dicts and registered
-classes; None an empty subtree) flattened, rebuilt and mapped."""
+classes; None an empty subtree) flattened, rebuilt, mapped and reduced. `tz.tree` has the
+short names of JAX's `jax.tree` (`map`, `leaves`, `structure`, `flatten`, `unflatten`,
+`reduce`, `all`)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -44,6 +47,22 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
             raise TenzrError(f"tree_map: tree {k + 1} has the structure {other_def}, the first has {treedef}")
         others.append(other_leaves)
     return unflatten(treedef, [f(*args) for args in zip(leaves, *others, strict=True)])
+
+
+def tree_reduce(function: Callable[[Any, Any], Any], tree: Any, initializer: Any = ...) -> Any:
+    """The leaves of `tree` combined by `function`, left to right (from `initializer` if
+    given)."""
+    leaves = flatten(tree)[0]
+    if initializer is ...:
+        if not leaves:
+            raise TenzrError("tree_reduce: an empty tree needs an initializer")
+        return functools.reduce(function, leaves)
+    return functools.reduce(function, leaves, initializer)
+
+
+def tree_all(tree: Any) -> bool:
+    """Whether every leaf of `tree` is true."""
+    return all(flatten(tree)[0])
 
 
 def register_pytree_node(nodetype: type, flatten_func: Callable[[Any], tuple[Any, Any]],

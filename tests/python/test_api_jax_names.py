@@ -534,3 +534,26 @@ def test_booleans_in_arithmetic_promote_as_jax(x64):
         got, want = tz.jit(lambda v, case=case: case(tz, v))(x), case(jnp, jnp.asarray(x))
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
+
+
+def test_linear_transpose_jacobian_and_tree_as_jax():
+    a = np.arange(6.0).reshape(2, 3)
+    ct = np.array([1.0, -2.0])
+    np.testing.assert_allclose(tz.linear_transpose(lambda x: a @ x, np.zeros(3))(ct)[0],
+                               jax.linear_transpose(lambda x: jnp.asarray(a) @ x, jnp.zeros(3))(ct)[0])
+    pair = tz.linear_transpose(lambda x, y: 2 * x + y.sum(), tz.ShapeDtypeStruct((2,), np.float64),
+                               tz.ShapeDtypeStruct((3,), np.float64))(ct)
+    want = jax.linear_transpose(lambda x, y: 2 * x + y.sum(), jax.ShapeDtypeStruct((2,), np.float64),
+                                jax.ShapeDtypeStruct((3,), np.float64))(ct)
+    for got, expected in zip(pair, want, strict=True):
+        np.testing.assert_allclose(got, expected)
+    x = np.arange(3.0)
+    np.testing.assert_allclose(tz.jacobian(lambda v: v * tz.sin(v))(x), jax.jacobian(lambda v: v * jnp.sin(v))(x))
+    tree = {"a": 1, "b": (2, [3, 4])}
+    assert tz.tree.map(lambda v: v * 2, tree) == jax.tree.map(lambda v: v * 2, tree)
+    assert tz.tree.leaves(tree) == jax.tree.leaves(tree)
+    assert tz.tree.reduce(lambda u, v: u * 10 + v, tree) == jax.tree.reduce(lambda u, v: u * 10 + v, tree)
+    assert tz.tree.reduce(lambda u, v: u + v, [], 7) == 7
+    assert tz.tree.all([True, (1, 2)]) and not tz.tree.all([True, (0,)])
+    leaves, structure = tz.tree.flatten(tree)
+    assert tz.tree.unflatten(structure, leaves) == tree and tz.tree.structure(tree) == structure
