@@ -31,7 +31,7 @@ from models import MODELS  # noqa: E402
 import tenzr as tz  # noqa: E402
 from tenzr.compiler import compile_stablehlo  # noqa: E402
 from tenzr.pytree import flatten  # noqa: E402
-from tenzr.targets import Target  # noqa: E402
+from tenzr.targets import WORKER_STACK_BYTES, Target  # noqa: E402
 
 
 def _tool(name: str) -> str:
@@ -87,6 +87,7 @@ def main() -> None:
         module = Path(tmp, "step.vmfb")
         module.write_bytes(vmfb)
         command = [_tool("iree-benchmark-module"), f"--module={module}", "--function=main", "--device=local-task",
+                   f"--task_worker_stack_size={WORKER_STACK_BYTES}",
                    f"--benchmark_min_time={args.steps}x", "--device_profiling_mode=host-execution",
                    f"--device_profiling_output={tmp}/step.ireeprof"]
         for i, leaf in enumerate(flatten(inputs)[0]):

@@ -59,13 +59,14 @@ def _iree_compile() -> str:
     return find_tool("iree-compile")
 
 
-COMPILE_REVISION = "5"
+COMPILE_REVISION = "6"
 """Part of every compile-cache key: changed whenever `compile_stablehlo` starts compiling some
 module differently, so that modules cached the old way are not reused. 2: modules that IREE
 3.13 miscompiled through a region returning a value twice (below) are compiled again.
 3: modules with a loop inside a region are compiled without memoization (NO_MEMOIZATION).
 4: (briefly) no module hoisted constant expressions; IREE then miscompiled others.
-5: hoisting is back; tenzr-merge-reductions leaves reductions of constants apart."""
+5: hoisting is back; tenzr-merge-reductions leaves reductions of constants apart.
+6: on AVX-512, data tiling alone comes with targets.LARGE_TILES."""
 
 
 NO_MEMOIZATION = "--iree-hal-memoization=false"

@@ -28,7 +28,7 @@ from tenzr.dialect.diagnostics import TenzrError, warn
 from tenzr.dialect.types import ELEMENT_TYPES, TensorSpec, element_type_of, numpy_dtype
 from tenzr.passes.tenzr_mark_in_place import INPUTS_REFLECTION
 from tenzr.passes.tenzr_widen_boundary import WIDENED
-from tenzr.targets import HOST_BUFFER_ALIGNMENT, Target
+from tenzr.targets import HOST_BUFFER_ALIGNMENT, WORKER_STACK_BYTES, Target
 
 _CONFIGS: dict[str, rt.Config] = {}
 
@@ -62,6 +62,8 @@ Tenzr's programs do not use (tz.distributed's MPI is mpi4py's). Hidden while a d
 
 
 def _open_device(driver: str) -> rt.HalDevice:
+    if driver == "local-task":
+        rt.flags.parse_flags(f"--task_worker_stack_size={WORKER_STACK_BYTES}")
     hidden = {name: os.environ.pop(name) for name in _MPI_WORLD_VARIABLES if name in os.environ}
     try:
         return rt.get_device(driver, cache=False)

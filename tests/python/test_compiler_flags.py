@@ -8,9 +8,7 @@ import numpy as np
 import tenzr as tz
 from tenzr.compiler import _compile_once, _returns_a_value_twice
 from tenzr.passes import tenzr_tile_heavy_results
-from tenzr.targets import SEPARATE_MULTI_USE, Target
-
-TILING = "--iree-dispatch-creation-data-tiling"
+from tenzr.targets import LARGE_TILES, SEPARATE_MULTI_USE, TILING, Target
 
 
 def first_flags(fn, *args) -> tuple[str, ...]:
@@ -290,7 +288,7 @@ def test_cpus_without_avx512_get_data_tiling_without_aggressive_fusion():
     # With AVX-512, fusion and tiling together first; where IREE rejects that, tiling alone.
     fusion = "--iree-dispatch-creation-enable-aggressive-fusion"
     assert Target(cpu="znver4", cpu_features="+avx512f").optimization_flags(text)[:3] == (
-        (fusion, TILING), (TILING,), (fusion,))
+        (fusion, TILING), (TILING, *LARGE_TILES), (fusion,))
     # That first choice must compile for this AVX2 CPU (with aggressive fusion as well, IREE
     # 3.13 rejects this module: "operations with large vector sizes"). compile_stablehlo
     # would hide a failure by falling back, so this compiles the one flag set directly.
@@ -313,3 +311,42 @@ def test_a_boolean_matmul_operand_compiles_with_data_tiling():
     assert TILING in flags
     _compile_once(text, Target(), flags)  # raised before
     np.testing.assert_allclose(tz.jit(masked)(x, y, w), (x < y).astype(np.float32) @ w, rtol=1e-5, atol=1e-5)
+
+
+def _jvp_between_products(n: int, d: int, h: int):
+    """The jvp of (tanh(x @ w1 + b) @ w2).sum() along (t1, t2), traced, with its inputs and
+    the value derived by hand in NumPy."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((n, d)).astype(np.float32) / np.sqrt(d)
+    b = rng.standard_normal(h).astype(np.float32)
+    w1, t1 = (rng.standard_normal((d, h)).astype(np.float32) / np.sqrt(d) for _ in range(2))
+    w2, t2 = (rng.standard_normal((h, d)).astype(np.float32) / np.sqrt(h) for _ in range(2))
+
+    def f(w1, w2, t1, t2):
+        return tz.jvp(lambda a, c: (tz.tanh(x @ a + b) @ c).sum(), (w1, w2), (t1, t2))[1]
+
+    pre = x.astype(np.float64) @ w1 + b
+    expected = (((1 - np.tanh(pre) ** 2) * (x @ t1)) @ w2 + np.tanh(pre) @ t2).sum()
+    return tz.jit(f).lower(w1, w2, t1, t2), (w1, w2, t1, t2), expected
+
+
+def test_a_jvp_between_two_products_compiles_data_tiled():
+    # Data tiling packs tanh'(x @ w1 + b) * (x @ t1) into w2's operand tile in one dispatch;
+    # IREE 3.13 refuses it with its default stack limit (33 KiB needed), and the step ran untiled.
+    text, _, _ = _jvp_between_products(128, 256, 256)
+    avx512 = Target(cpu="znver4", cpu_features="+avx512f")
+    assert avx512.optimization_flags(text)[1] == (TILING, *LARGE_TILES)
+    assert _compile_once(text, Target(), (TILING, *LARGE_TILES))[0]
+
+
+def test_a_dispatch_with_a_large_stack_runs_right_on_the_cpu_workers(monkeypatch):
+    # With aggressive fusion as well, this module's pack needs 98 KiB of stack (IREE refuses
+    # it by default); the CPU workers run it and get the jvp derived by hand.
+    from tenzr.cache import load_program
+
+    monkeypatch.setenv("TENZR_CPU_DRIVER", "local-task")
+    text, args, expected = _jvp_between_products(64, 64, 128)
+    program, _ = load_program(text, Target(), ("--iree-dispatch-creation-enable-aggressive-fusion", TILING,
+                                               *LARGE_TILES))
+    got = program("main", *args)[0]
+    np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-4)
