@@ -25,6 +25,7 @@ into a multi-result dispatch its stream partitioner then rejects ("circular depe
 input operation uses partition output")."""
 
 TILING = "--iree-dispatch-creation-data-tiling"
+AGGRESSIVE_FUSION = "--iree-dispatch-creation-enable-aggressive-fusion"
 TILED_STACK_LIMIT = 128 * 1024
 """The stack a data-tiled dispatch may use on an AVX-512 CPU (IREE's default limit is 32 KiB).
 Data tiling alone packs a pointwise function of two matmul results (a jvp's `relu'(a) * ȧ`)
@@ -86,11 +87,10 @@ class Target:
         Zen 4), with LARGE_TILES: the flags that only let it compile what it would otherwise
         refuse. Every target ends with SEPARATE_MULTI_USE."""
         if self.name == "cpu":
-            fusion = "--iree-dispatch-creation-enable-aggressive-fusion"
             if sh.convolution.op_name in module_text or not _has_large_matmul(module_text):
-                return ((fusion,), (), (SEPARATE_MULTI_USE,))
-            tiled = ((fusion, TILING), (TILING, *LARGE_TILES)) if self.has_avx512() else ((TILING,),)
-            return (*tiled, (fusion,), (), (SEPARATE_MULTI_USE,))
+                return ((AGGRESSIVE_FUSION,), (), (SEPARATE_MULTI_USE,))
+            tiled = ((AGGRESSIVE_FUSION, TILING), (TILING, *LARGE_TILES)) if self.has_avx512() else ((TILING,),)
+            return (*tiled, (AGGRESSIVE_FUSION,), (), (SEPARATE_MULTI_USE,))
         return ((), (SEPARATE_MULTI_USE,))
 
     def has_avx512(self) -> bool:

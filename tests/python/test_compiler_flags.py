@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 import tenzr as tz
 from tenzr.compiler import _compile_once, _returns_a_value_twice
 from tenzr.passes import tenzr_tile_heavy_results
-from tenzr.targets import LARGE_TILES, SEPARATE_MULTI_USE, TILING, Target
+from tenzr.targets import AGGRESSIVE_FUSION, LARGE_TILES, SEPARATE_MULTI_USE, TILING, Target
 
 
 def first_flags(fn, *args) -> tuple[str, ...]:
@@ -286,9 +288,8 @@ def test_cpus_without_avx512_get_data_tiling_without_aggressive_fusion():
     first = zen3.optimization_flags(text)[0]
     assert first == (TILING,)
     # With AVX-512, fusion and tiling together first; where IREE rejects that, tiling alone.
-    fusion = "--iree-dispatch-creation-enable-aggressive-fusion"
     assert Target(cpu="znver4", cpu_features="+avx512f").optimization_flags(text)[:3] == (
-        (fusion, TILING), (TILING, *LARGE_TILES), (fusion,))
+        (AGGRESSIVE_FUSION, TILING), (TILING, *LARGE_TILES), (AGGRESSIVE_FUSION,))
     # That first choice must compile for this AVX2 CPU (with aggressive fusion as well, IREE
     # 3.13 rejects this module: "operations with large vector sizes"). compile_stablehlo
     # would hide a failure by falling back, so this compiles the one flag set directly.
@@ -313,40 +314,48 @@ def test_a_boolean_matmul_operand_compiles_with_data_tiling():
     np.testing.assert_allclose(tz.jit(masked)(x, y, w), (x < y).astype(np.float32) @ w, rtol=1e-5, atol=1e-5)
 
 
-def _jvp_between_products(n: int, d: int, h: int):
-    """The jvp of (tanh(x @ w1 + b) @ w2).sum() along (t1, t2), traced, with its inputs and
-    the value derived by hand in NumPy."""
-    rng = np.random.default_rng(5)
-    x = rng.standard_normal((n, d)).astype(np.float32) / np.sqrt(d)
-    b = rng.standard_normal(h).astype(np.float32)
-    w1, t1 = (rng.standard_normal((d, h)).astype(np.float32) / np.sqrt(d) for _ in range(2))
-    w2, t2 = (rng.standard_normal((h, d)).astype(np.float32) / np.sqrt(h) for _ in range(2))
 
-    def f(w1, w2, t1, t2):
-        return tz.jvp(lambda a, c: (tz.tanh(x @ a + b) @ c).sum(), (w1, w2), (t1, t2))[1]
+def test_a_hessian_vector_product_between_products_compiles_data_tiled():
+    # Data tiling packs tanh'(a) * ȧ, a function of two matmul results, into the next
+    # product's operand tile in one dispatch; IREE 3.13 refuses this module with its default
+    # stack limit (33 KiB needed), and the step ran untiled.
+    rng = np.random.default_rng(0)
+    sizes = [256, 256, 256, 10]
+    params = [{"w": rng.standard_normal((a, b)).astype(np.float32), "b": np.zeros(b, np.float32)}
+              for a, b in itertools.pairwise(sizes)]
+    x = rng.standard_normal((128, 256)).astype(np.float32)
+    labels = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 128)]
 
-    pre = x.astype(np.float64) @ w1 + b
-    expected = (((1 - np.tanh(pre) ** 2) * (x @ t1)) @ w2 + np.tanh(pre) @ t2).sum()
-    return tz.jit(f).lower(w1, w2, t1, t2), (w1, w2, t1, t2), expected
+    def loss(params):
+        h = x
+        for layer in params[:-1]:
+            h = tz.tanh(h @ layer["w"] + layer["b"])
+        return -(tz.nn.log_softmax(h @ params[-1]["w"] + params[-1]["b"]) * labels).sum() / 128
 
-
-def test_a_jvp_between_two_products_compiles_data_tiled():
-    # Data tiling packs tanh'(x @ w1 + b) * (x @ t1) into w2's operand tile in one dispatch;
-    # IREE 3.13 refuses it with its default stack limit (33 KiB needed), and the step ran untiled.
-    text, _, _ = _jvp_between_products(128, 256, 256)
+    text = tz.jit(lambda p, t: tz.jvp(tz.grad(loss), (p,), (t,))[1]).lower(params, params)
     avx512 = Target(cpu="znver4", cpu_features="+avx512f")
     assert avx512.optimization_flags(text)[1] == (TILING, *LARGE_TILES)
     assert _compile_once(text, Target(), (TILING, *LARGE_TILES))[0]
 
 
 def test_a_dispatch_with_a_large_stack_runs_right_on_the_cpu_workers(monkeypatch):
-    # With aggressive fusion as well, this module's pack needs 98 KiB of stack (IREE refuses
-    # it by default); the CPU workers run it and get the jvp derived by hand.
+    # Tiled with aggressive fusion, this jvp's pack of relu'(x @ w1) * (x @ t1) needs 98 KiB
+    # of stack (IREE refuses it by default); the CPU workers run it and get the jvp derived
+    # by hand.
     from tenzr.cache import load_program
 
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((64, 64)).astype(np.float32)
+    w1, t1 = (rng.standard_normal((64, 128)).astype(np.float32) for _ in range(2))
+    w2, t2 = (rng.standard_normal((128, 64)).astype(np.float32) for _ in range(2))
+
+    def f(w1, w2, t1, t2):
+        return tz.jvp(lambda a, c: ((tz.nn.relu(x @ a) @ c) ** 2).sum(), (w1, w2), (t1, t2))[1]
+
+    pre = x.astype(np.float64) @ w1
+    y = np.maximum(pre, 0) @ w2
+    expected = 2 * (y * (((pre > 0) * (x @ t1)) @ w2 + np.maximum(pre, 0) @ t2)).sum()
     monkeypatch.setenv("TENZR_CPU_DRIVER", "local-task")
-    text, args, expected = _jvp_between_products(64, 64, 128)
-    program, _ = load_program(text, Target(), ("--iree-dispatch-creation-enable-aggressive-fusion", TILING,
-                                               *LARGE_TILES))
-    got = program("main", *args)[0]
-    np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-4)
+    program, _ = load_program(tz.jit(f).lower(w1, w2, t1, t2), Target(),
+                              (AGGRESSIVE_FUSION, TILING, *LARGE_TILES))
+    np.testing.assert_allclose(np.asarray(program("main", w1, w2, t1, t2)[0]), expected, rtol=1e-4)
