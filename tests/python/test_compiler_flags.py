@@ -139,6 +139,16 @@ def test_reductions_of_a_constant_stay_apart():
     np.testing.assert_allclose(merged(x)[1], x.max())
 
 
+def test_sums_read_by_transposes_compile_and_match_numpy():
+    """Two sums over the same axis, each transposed after: merged into one reduce, IREE 3.13
+    failed to compile them under any flags (it moves the transpose into the reduction)."""
+    rng = np.random.default_rng(8)
+    x, y = rng.standard_normal((2, 4, 5, 6, 3)), rng.standard_normal((2, 4, 5, 6, 3))
+    got = tz.jit(lambda x, y: (tz.sum(x, 3).transpose(3, 2, 1, 0), tz.exp(tz.sum(y, 3)).T))(x, y)
+    np.testing.assert_allclose(got[0], x.sum(3).transpose(3, 2, 1, 0), rtol=1e-12)
+    np.testing.assert_allclose(got[1], np.exp(y.sum(3)).T, rtol=1e-12)
+
+
 def test_a_scan_gradient_counts_each_loop_with_one_counter():
     """The adjoint's tape counter and the scan's own count alike and become one (IREE read
     the second back to the host every iteration): each loop carries two i32 values, its

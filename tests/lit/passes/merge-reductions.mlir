@@ -2,7 +2,9 @@
 // become one reduce of several operands, where the last one was; ops reading an earlier
 // one's result move after it. A reduction reading another's result stays apart, as do
 // reductions of other types or dims, reductions of constants and reductions inside loop
-// bodies (IREE 3.13 miscompiles a merged reduce of what it finds constant).
+// bodies (IREE 3.13 miscompiles a merged reduce of what it finds constant), and reductions a
+// transpose or pad reads, directly or through elementwise ops (IREE 3.13 fails to compile
+// such a merged reduce).
 // RUN: tenzr-opt %s --tenzr-merge-reductions | filecheck %s
 
 // CHECK-LABEL: func.func @primal_and_tangent
@@ -107,4 +109,29 @@ func.func @of_a_constant() -> (tensor<2xf32>, tensor<2xf32>) {
   %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>
   %max = stablehlo.reduce(%e init: %low) applies stablehlo.maximum across dimensions = [1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>
   return %sum, %max : tensor<2xf32>, tensor<2xf32>
+}
+
+// CHECK-LABEL: func.func @read_by_transposes
+// CHECK: stablehlo.reduce(%arg0 init: %{{.*}}) applies stablehlo.add across dimensions = [1]
+// CHECK: stablehlo.reduce(%arg1 init: %{{.*}}) applies stablehlo.add across dimensions = [1]
+func.func @read_by_transposes(%x: tensor<2x3x4xf32>, %y: tensor<2x3x4xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>) {
+  %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %a = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %b = stablehlo.reduce(%y init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %e = stablehlo.exponential %b : tensor<2x4xf32>
+  %at = stablehlo.transpose %a, dims = [1, 0] : (tensor<2x4xf32>) -> tensor<4x2xf32>
+  %et = stablehlo.transpose %e, dims = [1, 0] : (tensor<2x4xf32>) -> tensor<4x2xf32>
+  return %at, %et : tensor<4x2xf32>, tensor<4x2xf32>
+}
+
+// CHECK-LABEL: func.func @read_by_a_pad
+// CHECK: stablehlo.reduce(%arg0 init: %{{.*}}) applies stablehlo.add across dimensions = [1]
+// CHECK: stablehlo.reduce(%arg1 init: %{{.*}}) applies stablehlo.add across dimensions = [1]
+func.func @read_by_a_pad(%x: tensor<2x3x4xf32>, %y: tensor<2x3x4xf32>) -> (tensor<2x4xf32>, tensor<2x7xf32>) {
+  %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %a = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %b = stablehlo.reduce(%y init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %p = stablehlo.pad %b, %zero, low = [0, 1], high = [0, 0], interior = [0, 1] : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %s = stablehlo.slice %p [0:2, 0:7] : (tensor<2x8xf32>) -> tensor<2x7xf32>
+  return %a, %s : tensor<2x4xf32>, tensor<2x7xf32>
 }
