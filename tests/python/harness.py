@@ -83,7 +83,9 @@ def compile_rows_vmfb(rows: Sequence[Row], *, grad: bool, target: Target, float6
 
 def compile_second_order_rows(rows: Sequence[Row]) -> Program:
     """For each row, `@rN_obj(inputs, ȳ, w) = Σ <vjp(inputs, ȳ), w>` (its first-order VJP,
-    dotted with fixed weights) and that objective's gradient `@rN_obj_grad`, in float64."""
+    dotted with fixed weights) and that objective's gradient `@rN_obj_grad`, in float64. The
+    op `@rN` and its VJP are private: inlined there, not compiled again (the VJP table has them)."""
+    from tenzr.dialect.context import functions
     from tenzr.dialect.ir_imports import ir
     from tenzr.dialect.types import spec_of_type
 
@@ -99,6 +101,9 @@ def compile_second_order_rows(rows: Sequence[Row]) -> Program:
             build_function(module, f"r{i}_obj", [*specs, spec_of_type(vjp_type.results[0]), *cts],
                            _dotted_vjp(f"r{i}_vjp", vjp_type, len(inputs)))
             differentiate(module, f"r{i}_obj", wrt, "grad")
+        for name, func in functions(module).items():
+            if not name.endswith(("_obj", "_obj_grad")):
+                func.attributes["sym_visibility"] = ir.StringAttr.get("private")
 
     return _cpu_program(add)
 
@@ -137,8 +142,7 @@ def check_second_order(program: Program, index: int, row: Row) -> None:
     inputs = [as_f64(a) for a in row.inputs]
     wrt = wrt_of(row, inputs)
     rng = rng_for(row.name + "/second")
-    (y,) = program(f"r{index}", *inputs)
-    ct = rng.standard_normal(np.shape(y))
+    ct = rng.standard_normal(np.shape(row.ref(*inputs)))
     weights = [rng.standard_normal(inputs[k].shape) for k in wrt]
     args = [*inputs, ct, *weights]
     grads = program(f"r{index}_obj_grad", *args)
