@@ -46,10 +46,8 @@ def _key(op: ir.Operation) -> tuple | None:
         return None
     if all(use.owner.name == sh.optimization_barrier.op_name for use in op.results[0].uses):
         return None
-    if _reaches_a_relayout(op):
-        return None
     attrs = view(op).attrs
-    if attrs.get("combiner") in (None, "set"):
+    if attrs.get("combiner") in (None, "set") or _reaches_a_relayout(op):
         return None
     return str(op.operands[0].type), tuple(attrs["dimensions"])
 

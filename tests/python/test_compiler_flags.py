@@ -324,7 +324,6 @@ def test_a_boolean_matmul_operand_compiles_with_data_tiling():
     np.testing.assert_allclose(tz.jit(masked)(x, y, w), (x < y).astype(np.float32) @ w, rtol=1e-5, atol=1e-5)
 
 
-
 def test_a_hessian_vector_product_between_products_compiles_data_tiled():
     # Data tiling packs tanh'(a) * ȧ, a function of two matmul results, into the next
     # product's operand tile in one dispatch; IREE 3.13 refuses this module with its default
