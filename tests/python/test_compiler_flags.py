@@ -10,6 +10,7 @@ import numpy as np
 import tenzr as tz
 from tenzr.compiler import _compile_once, _returns_a_value_twice
 from tenzr.passes import tenzr_tile_heavy_results
+from tenzr.runtime import CPU_DRIVER_ENV
 from tenzr.targets import AGGRESSIVE_FUSION, LARGE_TILES, SEPARATE_MULTI_USE, TILING, Target
 
 
@@ -368,3 +369,24 @@ def test_a_dispatch_with_a_large_stack_runs_right_on_the_cpu_workers(monkeypatch
     program, _ = load_program(tz.jit(f).lower(w1, w2, t1, t2), Target(),
                               (AGGRESSIVE_FUSION, TILING, *LARGE_TILES))
     np.testing.assert_allclose(np.asarray(program("main", w1, w2, t1, t2)[0]), expected, rtol=1e-4)
+
+
+def test_a_slice_of_a_padded_reduction_waits_for_the_reduction(monkeypatch):
+    """IREE 3.13's wave partitioning put the copy of a reduction's result (a slice of it,
+    padded again) in one wave with the reduction itself, through the fill of the padding's
+    zeros (targets.SERIAL_STREAM): the copy raced the reduction on the CPU workers, and with
+    a reduction this long it mostly read the buffer before the reduction wrote it."""
+    def padded_twice(x, ct):
+        padded = tz.concatenate([ct.sum(0)[None], tz.zeros((1, 4), ct.dtype)], 0)
+        again = tz.concatenate([padded[:1], tz.zeros((1, 4), ct.dtype)], 0) * 2.0
+        return padded + x, again
+
+    rng = np.random.default_rng(0)
+    x, ct = rng.standard_normal((2, 4)), rng.standard_normal((1_000_000, 4))
+    want = np.concatenate([ct.sum(0)[None], np.zeros((1, 4))])
+    monkeypatch.setenv(CPU_DRIVER_ENV, "local-task")  # (the synchronous driver runs one op at a time anyway)
+    step = tz.jit(padded_twice)
+    for _ in range(12):
+        padded, again = step(x, ct)
+        np.testing.assert_allclose(padded, want + x, rtol=1e-10)
+        np.testing.assert_allclose(again, 2 * want, rtol=1e-10)
