@@ -117,10 +117,10 @@ def is_own_file(filename: str) -> bool:
     return filename.startswith(own_dirs())
 
 
-def warn(message: str) -> None:
-    """A RuntimeWarning attributed to the innermost caller outside Tenzr."""
+def warn(message: str, category: type[Warning] = RuntimeWarning) -> None:
+    """A warning (RuntimeWarning unless told) attributed to the innermost caller outside Tenzr."""
     level = 2
     frame: types.FrameType | None = sys._getframe(1)
     while frame is not None and is_own_file(frame.f_code.co_filename):
         frame, level = frame.f_back, level + 1
-    warnings.warn(message, RuntimeWarning, stacklevel=level)
+    warnings.warn(message, category, stacklevel=level)

@@ -31,7 +31,7 @@ from tenzr.core import (
     user_location,
 )
 from tenzr.dialect import ops as T
-from tenzr.dialect.diagnostics import TenzrError
+from tenzr.dialect.diagnostics import TenzrError, warn
 from tenzr.dialect.types import TensorSpec, broadcast_shapes, numpy_dtype
 from tenzr.flags import default_float, default_int
 
@@ -955,7 +955,9 @@ class IndexUpdates:
     """`x.at`, JAX's indexed updates: `x.at[index].set(v)`, `.add`, `.multiply`, `.divide`,
     `.min`, `.max` return a new array (x itself never changes), and `.get()` is `x[index]`.
     `index` is anything indexing takes (NumPy's boolean masks too, when they are constants).
-    Where an index repeats, updates combine (`add` sums them, `set` keeps the last)."""
+    Where an index repeats, updates combine (`add` sums them, `set` keeps the last). With
+    updates of a wider dtype, the update is done in that dtype and its result cast back to
+    x's, as in JAX (with its FutureWarning)."""
 
     __slots__ = ("_x",)
 
@@ -1010,10 +1012,13 @@ class IndexUpdate:
             except IndexError as e:
                 raise TenzrError(f"x.at[...]: {e}", user_location()) from None
             positions = constant(np.asarray(picked))
-        updates = broadcast_to(promote(x, values)[1], positions.shape)
-        flat = emit(T.scatter, reshape(x, (x.size,)), reshape(positions, (positions.size,)),
-                    reshape(updates, (positions.size,)), axis=0, mode=mode)
-        return reshape(flat, x.shape)
+        promoted, updates = promote(x, values)
+        if updates.dtype != x.dtype:  # JAX updates in the promoted dtype too, with this warning
+            warn(f"x.at[...]: the update is done in {updates.dtype} and cast back to the array's {x.dtype}; JAX "
+                 "warns that this will become an error", FutureWarning)
+        flat = emit(T.scatter, reshape(promoted, (promoted.size,)), reshape(positions, (positions.size,)),
+                    reshape(broadcast_to(updates, positions.shape), (positions.size,)), axis=0, mode=mode)
+        return astype(reshape(flat, x.shape), x.dtype)
 
 
 def _is_index_array(e: Any) -> bool:
