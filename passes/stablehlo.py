@@ -51,30 +51,6 @@ def producer(x: Value) -> ir.Operation | None:
     return owner.operation if isinstance(owner, (ir.Operation, ir.OpView)) else None
 
 
-def is_constant(op: ir.Operation, memo: dict[ir.Operation, bool]) -> bool:
-    """Whether `op` depends on no block argument, through its operands (a value from an
-    enclosing block counts by its own producers). IREE 3.13 evaluates such ops once, into
-    globals. `memo` keeps the answers for the next call."""
-    stack = [op]
-    while stack:
-        top = stack[-1]
-        if top in memo:
-            stack.pop()
-            continue
-        producers = [producer(v) for v in top.operands]
-        if any(p is None for p in producers):
-            memo[top] = False
-            stack.pop()
-            continue
-        pending = [p for p in producers if p not in memo]
-        if pending:
-            stack.extend(pending)
-            continue
-        memo[top] = all(memo[p] for p in producers)
-        stack.pop()
-    return memo[op]
-
-
 class Builder(Protocol):
     """A builder of this module: a function that creates one kind of op, named `op_name`."""
 

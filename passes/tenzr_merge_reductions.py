@@ -81,6 +81,34 @@ def _reaches_a_relayout(op: ir.Operation) -> bool:
     return False
 
 
+def _constants(ops: list[ir.Operation]) -> set[ir.Operation]:
+    """The ops of `ops` (in block order) that depend on no block argument, through their
+    operands (a value from outside the block counts by its own producers)."""
+    memo: dict[ir.Operation, bool] = {}
+
+    def constant(op: ir.Operation) -> bool:
+        stack = [op]
+        while stack:
+            top = stack[-1]
+            if top in memo:
+                stack.pop()
+                continue
+            producers = [sh.producer(v) for v in top.operands]
+            if any(p is None for p in producers):
+                memo[top] = False
+                stack.pop()
+                continue
+            pending = [p for p in producers if p not in memo]
+            if pending:
+                stack.extend(pending)
+                continue
+            memo[top] = all(memo[p] for p in producers)
+            stack.pop()
+        return memo[op]
+
+    return {op for op in ops if constant(op)}
+
+
 def _readers(sources: list[ir.Operation], ops: list[ir.Operation]) -> list[ir.Operation]:
     """The ops of `ops` (in block order, after every source) that read a source's result,
     directly or through one another."""
@@ -113,8 +141,7 @@ def _merge(group: list[ir.Operation], between: list[ir.Operation]) -> None:
 def _merge_one_group(block: ir.Block) -> bool:
     """Merges the first group of mergeable reductions found in `block`; False if none."""
     ops = [o.operation for o in block.operations]
-    memo: dict[ir.Operation, bool] = {}
-    constants = {op for op in ops if sh.is_constant(op, memo)}
+    constants = _constants(ops)
     groups: dict[tuple, list[int]] = {}
     reads: dict[ir.Operation, frozenset] = {}  # op -> the keys of the members it reads, directly or not
     for i, op in enumerate(ops):

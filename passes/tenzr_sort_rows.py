@@ -1,5 +1,8 @@
 """`tenzr-sort-rows`: a rank-1 sort of several operands, sorted as one row of a rank-2
-one (IREE 3.13's Vulkan compiler crashes on the first)."""
+one (IREE 3.13's Vulkan compiler crashes on the first); and a constant operand of a sort
+passed through an optimization barrier (IREE 3.13 sorts in place, and a constant is a global
+it may not write: "write affecting operations on global resources are restricted to
+workgroup distributed contexts", from `tz.sort` of an array a jitted function closes over)."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from tenzr.passes.registry import Pass, register
 
 def sort_rows(module: ir.Operation) -> None:
     for op in ops_named(module, {sh.sort.op_name}):
+        _constants_behind_barriers(op)
         specs = [sh.spec(v) for v in op.operands]
         if specs[0].rank != 1 or len(specs) < 2:
             continue
@@ -24,12 +28,21 @@ def sort_rows(module: ir.Operation) -> None:
             replace_op(op, [sh.reshape(v, s.shape) for v, s in zip(sorted_rows, specs, strict=True)])
 
 
+def _constants_behind_barriers(op: ir.Operation) -> None:
+    for i, value in enumerate(op.operands):
+        made_by = sh.producer(value)
+        if made_by is not None and made_by.name == sh.constant.op_name:
+            with op.location, ir.InsertionPoint(op):
+                op.operands[i] = sh.optimization_barrier(value)[0]
+
+
 @register
 @dataclass
 class TenzrSortRows(Pass):
     flag: ClassVar[str] = "tenzr-sort-rows"
     summary: ClassVar[str] = ("Sort a rank-1 sort of several operands as one row of rank 2 (IREE 3.13's Vulkan "
-                              "compiler crashes on the first).")
+                              "compiler crashes on the first), and sort a constant behind an optimization barrier "
+                              "(IREE 3.13 sorts in place and may not write a constant's global).")
 
     def run(self, module: ir.Operation) -> None:
         sort_rows(module)

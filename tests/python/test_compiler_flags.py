@@ -150,22 +150,6 @@ def test_sums_read_by_transposes_compile_and_match_numpy():
     np.testing.assert_allclose(got[1], np.exp(y.sum(3)).T, rtol=1e-12)
 
 
-def test_two_updates_of_one_constant_compile_and_match_numpy():
-    """Two dynamic_update_slices of one `tz.ones`: IREE 3.13 updates in place and failed to
-    compile a second update of the same constant under any flags."""
-    u = np.arange(4.0).reshape(2, 2)
-
-    def f(u, i):
-        z = tz.ones((4, 4))
-        return tz.lax.dynamic_update_slice(z, u, (i, 0)), tz.lax.dynamic_update_slice(z, -u, (0, i))
-
-    first, second = tz.jit(f)(u, np.int32(1))
-    want_first, want_second = np.ones((4, 4)), np.ones((4, 4))
-    want_first[1:3, 0:2], want_second[0:2, 1:3] = u, -u
-    np.testing.assert_array_equal(first, want_first)
-    np.testing.assert_array_equal(second, want_second)
-
-
 def test_a_scan_gradient_counts_each_loop_with_one_counter():
     """The adjoint's tape counter and the scan's own count alike and become one (IREE read
     the second back to the host every iteration): each loop carries two i32 values, its

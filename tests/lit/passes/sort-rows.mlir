@@ -29,3 +29,19 @@ func.func @one_operand(%x: tensor<5xf32>) -> tensor<5xf32> {
   }) {dimension = 0 : i64, is_stable = true} : (tensor<5xf32>) -> tensor<5xf32>
   return %0 : tensor<5xf32>
 }
+
+// A constant operand is sorted behind an optimization barrier (IREE sorts in place and may
+// not write into a constant's global).
+// CHECK-LABEL: func.func @constant_operand
+// CHECK: %[[C:.*]] = stablehlo.constant
+// CHECK: %[[B:.*]] = stablehlo.optimization_barrier %[[C]]
+// CHECK: "stablehlo.sort"(%[[B]])
+func.func @constant_operand() -> tensor<3xf32> {
+  %c = stablehlo.constant dense<[3.0, 1.0, 2.0]> : tensor<3xf32>
+  %0 = "stablehlo.sort"(%c) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %lt = stablehlo.compare LT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) {dimension = 0 : i64, is_stable = true} : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
