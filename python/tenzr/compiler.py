@@ -14,8 +14,9 @@ from iree.compiler.tools.core import find_tool
 
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
+from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import parse_pipeline, run_pipeline
-from tenzr.targets import SEPARATE_MULTI_USE, Target
+from tenzr.targets import SEPARATE_MULTI_USE, SERIAL_STREAM, Target
 
 LOWERING_PIPELINE = ("builtin.module(convert-tenzr-to-stablehlo,func.func(chlo-legalize-to-stablehlo),inline,"
                      "tenzr-expand-math,tenzr-expand-select-and-scatter,tenzr-fold-empty-contractions,"
@@ -59,14 +60,15 @@ def _iree_compile() -> str:
     return find_tool("iree-compile")
 
 
-COMPILE_REVISION = "6"
+COMPILE_REVISION = "7"
 """Part of every compile-cache key: changed whenever `compile_stablehlo` starts compiling some
 module differently, so that modules cached the old way are not reused. 2: modules that IREE
 3.13 miscompiled through a region returning a value twice (below) are compiled again.
 3: modules with a loop inside a region are compiled without memoization (NO_MEMOIZATION).
 4: (briefly) no module hoisted constant expressions; IREE then miscompiled others.
 5: hoisting is back; tenzr-merge-reductions leaves reductions of constants apart.
-6: on AVX-512, data tiling alone comes with targets.LARGE_TILES."""
+6: on AVX-512, data tiling alone comes with targets.LARGE_TILES. 7: modules without ops that
+update in place are compiled with targets.SERIAL_STREAM."""
 
 
 NO_MEMOIZATION = "--iree-hal-memoization=false"
@@ -85,10 +87,13 @@ def compile_stablehlo(text: str, target: Target, extra_flags: tuple[str, ...] = 
     Each of the target's optimization flag sets is tried in turn (the fastest first): IREE
     3.13 rejects some modules under its faster options. A module that IREE would miscompile
     through a region returning a value twice (`_returns_a_value_twice`) is compiled again
-    without multi-use fusion, which does not form such regions.
+    without multi-use fusion, which does not form such regions. A module without ops that
+    update in place runs its ops in program order (targets.SERIAL_STREAM).
     """
     if _LOOP_IN_A_REGION.search(text):
         extra_flags = (*extra_flags, NO_MEMOIZATION)
+    if not any(name in text for name in sh.MAY_WRITE_AN_OPERAND):
+        extra_flags = (*extra_flags, SERIAL_STREAM)
     variants = target.optimization_flags(text)
     for i, optimization in enumerate(variants):
         try:

@@ -25,16 +25,19 @@ into a multi-result dispatch its stream partitioner then rejects ("circular depe
 input operation uses partition output")."""
 
 SERIAL_STREAM = "--iree-stream-partitioning-favor=debug"
-"""Every target: IREE 3.13 runs the ops of a program one after another instead of in waves
-of ops it finds independent. Its wave partitioning misses a dependency that passes through
-an op updating another part of the same buffer: a dispatch writes its result into one half
-of a concatenation, a fill writes zeros into the other half, and a copy reading the first
-half ran in the dispatch's wave, racing with it. A reduction padded with zeros and sliced
-again (the gradient of `vsplit` gives one) came back wrong in 42 of 3,000 calls of the NumPy
-API's VJP table with two busy processes beside it, and in 5-17 of 20 calls when the
-reduction read 32 MB. Same process (Emerald Rapids, each CPU driver), the value_and_grad
-steps of the five benchmark models and the scanned RNN's gradient ran within -13%..+4% of
-the waved schedule (noise; the transformer has 15 waves); GPU targets unmeasured."""
+"""For modules without ops that IREE may carry out in an operand's buffer
+(stablehlo.MAY_WRITE_AN_OPERAND), on every target: IREE 3.13 then runs the ops of a program
+one after another instead of in waves of ops it finds independent. Its wave partitioning
+misses a dependency that passes through an op updating another part of the same buffer: a
+dispatch writes its result into one half of a concatenation, a fill writes zeros into the
+other half, and a copy reading the first half ran in the dispatch's wave, racing with it.
+A reduction padded with zeros and sliced again (the gradient of `vsplit` gives one) came
+back wrong in 42 of 3,000 calls of the NumPy API's VJP table with two busy processes beside
+it, and in 5-17 of 20 calls when the reduction read 32 MB. Same process (Emerald Rapids,
+each CPU driver), the value_and_grad steps of the five benchmark models and the scanned RNN's
+gradient ran within -13%..+4% of the waved schedule (noise); GPU targets unmeasured.
+Modules that update in place keep the waves: serially, two scatters of one constant wrote
+the same buffer (a scatter-multiply's gradient came back wrong)."""
 
 TILING = "--iree-dispatch-creation-data-tiling"
 AGGRESSIVE_FUSION = "--iree-dispatch-creation-enable-aggressive-fusion"
@@ -120,20 +123,20 @@ class Target:
         if self.name == "cpu":
             flags = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
                      f"--iree-llvmcpu-target-cpu={self.cpu}", "--iree-input-demote-f64-to-f32=false",
-                     "--iree-opt-const-eval=false", SERIAL_STREAM,
+                     "--iree-opt-const-eval=false",
                      f"--iree-stream-resource-min-offset-alignment={HOST_BUFFER_ALIGNMENT}"]
             if self.cpu_features:
                 flags.append(f"--iree-llvmcpu-target-cpu-features={self.cpu_features}")
             return tuple(flags)
         if self.name == "vulkan":
-            flags = ["--iree-hal-target-device=vulkan", SERIAL_STREAM]
+            flags = ["--iree-hal-target-device=vulkan"]
             if self.vulkan_target:
                 flags.append(f"--iree-vulkan-target={self.vulkan_target}")
             return tuple(flags)
         # IREE demotes float64 to float32 by default, silently (seen on an H200: every
         # float64 argument was rejected as "expected f32").
         return ("--iree-hal-target-device=cuda", f"--iree-cuda-target={self.cuda_arch}",
-                "--iree-input-demote-f64-to-f32=false", SERIAL_STREAM)
+                "--iree-input-demote-f64-to-f32=false")
 
 
 _DOT_GENERAL = re.compile(
