@@ -34,8 +34,8 @@ other half, and a copy reading the first half ran in the dispatch's wave, racing
 A reduction padded with zeros and sliced again (the gradient of `vsplit` gives one) came
 back wrong in 42 of 3,000 calls of the NumPy API's VJP table with two busy processes beside
 it, and in 5-17 of 20 calls when the reduction read 32 MB. Same process (Emerald Rapids,
-each CPU driver), the value_and_grad steps of the five benchmark models and the scanned RNN's
-gradient ran within -13%..+4% of the waved schedule (noise); GPU targets unmeasured.
+each CPU driver), the value_and_grad steps of the five benchmark models ran within
+-13%..+2% of the waved schedule (noise); GPU targets unmeasured.
 Modules that update in place keep the waves: serially, two scatters of one constant wrote
 the same buffer (a scatter-multiply's gradient came back wrong)."""
 

@@ -560,8 +560,8 @@ def test_linear_transpose_jacobian_and_tree_as_jax():
 
 
 def test_indexed_updates_cast_to_the_arrays_dtype_as_jax(x64):
-    """`x.at[i].op(v)` with a traced `v` of another dtype casts `v` to x's, with JAX's
-    FutureWarning only where promotion would not give x's dtype."""
+    """`x.at[i].op(v)` with a traced `v` of a wider dtype updates in that dtype and casts the
+    result back to x's, with JAX's FutureWarning only where promotion would not give x's dtype."""
     import warnings
 
     x = np.array([1.5, -2.0, 3.25, 0.5], np.float32)
@@ -569,18 +569,18 @@ def test_indexed_updates_cast_to_the_arrays_dtype_as_jax(x64):
     u = np.array([0.3, 1.7], np.float64)
     cases = (lambda v, w: v.at[1:3].multiply(w), lambda v, w: v.at[np.array([0, 3])].set(w),
              lambda v, w: v.at[:2].add(w), lambda v, w: v.at[2:].max(w))
+
+    def called(jit, case, target, update):
+        """The jitted case's result and whether it warned (update None: a weak Python int)."""
+        fn, args = (jit(case), (target, update)) if update is not None else (jit(lambda t: case(t, 2)), (target,))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = fn(*args)
+        return out, any(issubclass(w.category, FutureWarning) for w in caught)
+
     for case in cases:
         for target, update in ((x, u), (n, u), (x, u.astype(np.int32)), (n, u.astype(np.int32)), (n, None)):
-            ours, theirs = (tz.jit(case), jax.jit(case)) if update is not None else (
-                tz.jit(lambda t, case=case: case(t, 2)), jax.jit(lambda t, case=case: case(t, 2)))  # (a weak int)
-            args = (target, update) if update is not None else (target,)
-            with warnings.catch_warnings(record=True) as caught_ours:
-                warnings.simplefilter("always")
-                got = ours(*args)
-            with warnings.catch_warnings(record=True) as caught_theirs:
-                warnings.simplefilter("always")
-                want = theirs(*args)
+            (got, warned), (want, jax_warned) = (called(jit, case, target, update) for jit in (tz.jit, jax.jit))
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(got, want)
-            warned = [any(issubclass(w.category, FutureWarning) for w in c) for c in (caught_ours, caught_theirs)]
-            assert warned[0] == warned[1], (target.dtype, np.asarray(update).dtype)
+            assert warned == jax_warned, (target.dtype, np.asarray(update).dtype)
