@@ -20,7 +20,7 @@ from tenzr.targets import SEPARATE_MULTI_USE, SERIAL_STREAM, Target
 
 LOWERING_PIPELINE = ("builtin.module(convert-tenzr-to-stablehlo,func.func(chlo-legalize-to-stablehlo),inline,"
                      "tenzr-expand-math,tenzr-expand-select-and-scatter,tenzr-fold-empty-contractions,"
-                     "tenzr-split-grouped-convolutions,tenzr-im2col,tenzr-transpose-after-concatenate,"
+                     "tenzr-split-grouped-convolutions,tenzr-im2col,tenzr-transpose-after-concatenate,tenzr-fold-slices,"
                      "tenzr-reverse-before-strided-slice,tenzr-split-reductions,tenzr-sort-rows,tenzr-bound-indices,"
                      "tenzr-split-scatter-windows,tenzr-simplify-loops,"
                      "canonicalize,tenzr-concatenate-wide-pads,cse)")
