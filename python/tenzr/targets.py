@@ -27,19 +27,17 @@ input operation uses partition output")."""
 SERIAL_STREAM = "--iree-stream-partitioning-favor=debug"
 """For modules without ops that IREE may carry out in an operand's buffer
 (stablehlo.MAY_WRITE_AN_OPERAND), on every target: IREE 3.13 then runs the ops of a program
-one after another instead of in waves of ops it finds independent. This narrows, but does
-not close, a race on the CPU task system: a copy reading part of a buffer that a dispatch
-wrote two commands earlier (with a fill of another part between) sometimes reads it before
-the dispatch's last workgroup wrote it. A reduction padded with zeros and sliced again (the
-gradient of `vsplit` gave one; tenzr-fold-slices now removes that slice) came back wrong in
-42 of 3,000 calls of the NumPy API's VJP table with two busy processes beside it, and in
-5-17 of 20 calls when the reduction read 32 MB; serially, in none. The same reduction
-flattened before the slice (which no pass folds) still comes back wrong in 7-21 of 40 calls
-serially, and in none on one worker thread or on the synchronous driver: the command buffer
-has an execution barrier between every two commands, so the race is in the runtime, not in
-the schedule (README, Known limits). Same process (Emerald Rapids, each CPU driver), the
-value_and_grad steps of the five benchmark models ran within -13%..+2% of the waved
-schedule (noise); GPU targets unmeasured.
+one after another instead of in waves of ops it finds independent. Its wave partitioning
+misses a dependency that passes through an op updating another part of the same buffer: a
+dispatch writes its result into one half of a concatenation, a fill writes zeros into the
+other half, and a copy reading the first half ran in the dispatch's wave, racing with it.
+A reduction padded with zeros and sliced again (the gradient of `vsplit` gave one) came
+back wrong in 42 of 3,000 calls of the NumPy API's VJP table with two busy processes beside
+it, and in 5-17 of 20 calls when the reduction read 32 MB. tenzr-fold-slices now removes
+that slice; the same concatenation flattened before its slice (which no pass folds) came
+back wrong in 47-81 of 200 calls waved, in 0 of 1,000 serially. Same process (Emerald Rapids,
+each CPU driver), the value_and_grad steps of the five benchmark models ran within
+-13%..+2% of the waved schedule (noise); GPU targets unmeasured.
 Modules that update in place keep the waves: serially, two scatters of one constant wrote
 the same buffer (a scatter-multiply's gradient came back wrong)."""
 

@@ -374,9 +374,9 @@ def test_a_dispatch_with_a_large_stack_runs_right_on_the_cpu_workers(monkeypatch
 def test_a_slice_of_a_padded_reduction_waits_for_the_reduction(monkeypatch):
     """The copy of a reduction's result (a slice of it, padded again) raced the reduction on
     IREE 3.13's CPU workers, and with a reduction this long mostly read the buffer before the
-    reduction wrote it. tenzr-fold-slices now reads the reduction instead of slicing the
-    padded buffer, and targets.SERIAL_STREAM narrows the race where a copy is left (README,
-    Known limits)."""
+    reduction wrote it: IREE 3.13's schedule put them in one wave. tenzr-fold-slices now
+    reads the reduction instead of slicing the padded buffer, and targets.SERIAL_STREAM
+    runs the ops in program order where a copy is left (README, Known limits)."""
     def padded_twice(x, ct):
         padded = tz.concatenate([ct.sum(0)[None], tz.zeros((1, 4), ct.dtype)], 0)
         again = tz.concatenate([padded[:1], tz.zeros((1, 4), ct.dtype)], 0) * 2.0
