@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from iree.compiler.version import VERSION as IREE_VERSION
 
 from tenzr import __version__
-from tenzr.compiler import COMPILE_REVISION, compile_stablehlo
+from tenzr.compiler import COMPILE_REVISION, compile_stablehlo, flag_sets
 from tenzr.dialect.diagnostics import warn
 from tenzr.targets import Target, host_cpu_flags
 
@@ -39,12 +39,14 @@ def cache_dir() -> Path | None:
 
 
 def cache_key(text: str, target: Target, flags: tuple[str, ...]) -> str:
-    """Code for the `host` CPU only runs on a CPU like this one (a cache directory shared by
-    different machines must not hand one's code to the other), so the host's CPU is part of
-    the key."""
+    """Everything a compile depends on: versions, the target, every IREE flag set
+    `compile_stablehlo` would try (compiler.flag_sets), the text. Code for the `host` CPU
+    only runs on a CPU like this one (a cache directory shared by different machines must
+    not hand one's code to the other), so the host's CPU is part of the key."""
     h = hashlib.sha256()
     host = host_cpu_flags() if target.name == "cpu" and target.cpu == "host" else ""
-    parts = (__version__, COMPILE_REVISION, IREE_VERSION, repr(target), host, *target.compiler_flags(), *flags, text)
+    tried = (" ".join(variant) for variant in flag_sets(text, target, flags))
+    parts = (__version__, COMPILE_REVISION, IREE_VERSION, repr(target), host, *target.compiler_flags(), *tried, text)
     for part in parts:
         h.update(part.encode())
         h.update(b"\0")

@@ -60,15 +60,13 @@ def _iree_compile() -> str:
     return find_tool("iree-compile")
 
 
-COMPILE_REVISION = "7"
+COMPILE_REVISION = "8"
 """Part of every compile-cache key: changed whenever `compile_stablehlo` starts compiling some
-module differently, so that modules cached the old way are not reused. 2: modules that IREE
-3.13 miscompiled through a region returning a value twice (below) are compiled again.
-3: modules with a loop inside a region are compiled without memoization (NO_MEMOIZATION).
-4: (briefly) no module hoisted constant expressions; IREE then miscompiled others.
-5: hoisting is back; tenzr-merge-reductions leaves reductions of constants apart.
-6: on AVX-512, data tiling alone comes with targets.LARGE_TILES. 7: modules without ops that
-update in place are compiled with targets.SERIAL_STREAM."""
+module differently in a way its flags (`flag_sets`, also in the key) do not show, so that
+modules cached the old way are not reused. 2: modules that IREE 3.13 miscompiled through a
+region returning a value twice (below) are compiled again. 3-7: flag changes (from 8 on,
+the key holds the flags). 5: tenzr-merge-reductions leaves reductions of constants apart.
+8: the key holds every flag set tried."""
 
 
 NO_MEMOIZATION = "--iree-hal-memoization=false"
@@ -81,23 +79,30 @@ was no slower: 3.67 vs 3.70 ms)."""
 _LOOP_IN_A_REGION = re.compile(r"^ {6,}%\S+ = stablehlo\.while\(", re.MULTILINE)
 
 
-def compile_stablehlo(text: str, target: Target, extra_flags: tuple[str, ...] = ()) -> bytes:
-    """IREE-compiles StableHLO `text` for `target`; returns the .vmfb bytes.
+def flag_sets(text: str, target: Target, extra_flags: tuple[str, ...] = ()) -> tuple[tuple[str, ...], ...]:
+    """The IREE flags `compile_stablehlo` tries for `text`, in turn (beside the target's own).
 
-    Each of the target's optimization flag sets is tried in turn (the fastest first): IREE
-    3.13 rejects some modules under its faster options. A module that IREE would miscompile
-    through a region returning a value twice (`_returns_a_value_twice`) is compiled again
-    without multi-use fusion, which does not form such regions. A module without ops that
-    update in place runs its ops in program order (targets.SERIAL_STREAM).
-    """
+    Each of the target's optimization flag sets comes in turn (the fastest first): IREE
+    3.13 rejects some modules under its faster options. A module without ops that update
+    in place runs its ops in program order (targets.SERIAL_STREAM); one with a loop inside
+    a region runs without memoized command buffers (NO_MEMOIZATION). The compile cache's
+    key holds them all, so a change here needs no COMPILE_REVISION."""
     if _LOOP_IN_A_REGION.search(text):
         extra_flags = (*extra_flags, NO_MEMOIZATION)
     if not any(name in text for name in sh.MAY_WRITE_AN_OPERAND):
         extra_flags = (*extra_flags, SERIAL_STREAM)
-    variants = target.optimization_flags(text)
-    for i, optimization in enumerate(variants):
+    return tuple((*optimization, *extra_flags) for optimization in target.optimization_flags(text))
+
+
+def compile_stablehlo(text: str, target: Target, extra_flags: tuple[str, ...] = ()) -> bytes:
+    """IREE-compiles StableHLO `text` for `target` with the first of `flag_sets` that IREE
+    accepts; returns the .vmfb bytes. A module that IREE would miscompile through a region
+    returning a value twice (`_returns_a_value_twice`) is compiled again without
+    multi-use fusion, which does not form such regions."""
+    variants = flag_sets(text, target, extra_flags)
+    for i, flags in enumerate(variants):
         try:
-            return _compile_safely(text, target, (*optimization, *extra_flags))
+            return _compile_safely(text, target, flags)
         except TenzrError:
             if i == len(variants) - 1:
                 raise

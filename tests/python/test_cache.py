@@ -52,6 +52,23 @@ def test_cache_keys_code_for_the_host_cpu_by_that_cpu(monkeypatch):
     assert host_a != host_b and named_a == named_b
 
 
+def test_cache_keys_a_module_by_every_flag_set_its_compile_would_try(monkeypatch):
+    # a module compiled with other IREE flags (a changed optimization set, or the serial
+    # schedule chosen inside compile_stablehlo) is not handed back as if compiled now
+    from tenzr import compiler
+    from tenzr.targets import Target
+
+    text = "module { func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> { return %x : tensor<2xf32> } }"
+    before = cache.cache_key(text, Target(), ())
+    monkeypatch.setattr(compiler, "SERIAL_STREAM", "--iree-stream-partitioning-favor=min-peak-memory")
+    serial_changed = cache.cache_key(text, Target(), ())
+    monkeypatch.undo()
+    monkeypatch.setattr(Target, "optimization_flags", lambda self, text="": (("--iree-opt-level=O1",),))
+    optimization_changed = cache.cache_key(text, Target(), ())
+    assert len({before, serial_changed, optimization_changed}) == 3
+    assert cache.cache_key(text, Target(), ()) == optimization_changed  # (the key is stable)
+
+
 def _program_a(x):
     return tz.sin(x) * 2.0 + 1.0
 
