@@ -14,7 +14,6 @@ from iree.compiler.tools.core import find_tool
 
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
-from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import parse_pipeline, run_pipeline
 from tenzr.targets import SEPARATE_MULTI_USE, SERIAL_STREAM, Target
 
@@ -66,7 +65,8 @@ module differently in a way its flags (`flag_sets`, also in the key) do not show
 modules cached the old way are not reused. 2: modules that IREE 3.13 miscompiled through a
 region returning a value twice (below) are compiled again. 3-7: flag changes (from 8 on,
 the key holds the flags). 5: tenzr-merge-reductions leaves reductions of constants apart.
-8: the key holds every flag set tried."""
+8: the key holds every flag set tried (and the serial schedule reaches modules that update
+in place, unless they update one splat constant twice)."""
 
 
 NO_MEMOIZATION = "--iree-hal-memoization=false"
@@ -79,17 +79,42 @@ was no slower: 3.67 vs 3.70 ms)."""
 _LOOP_IN_A_REGION = re.compile(r"^ {6,}%\S+ = stablehlo\.while\(", re.MULTILINE)
 
 
+_SPLAT = re.compile(r" *(%[\w#]+) = stablehlo\.constant dense<([^\[\"][^>]*)> :")
+_RESHAPED = re.compile(r" *(%[\w#]+) = stablehlo\.(?:reshape|broadcast_in_dim|convert) (%[\w#]+)\b.*"
+                       r" -> (tensor<[^>]*>)$")
+_UPDATED = re.compile(r"stablehlo\.(?:scatter|dynamic_update_slice)\"?\(? *(%[\w#]+)")
+_TYPE = re.compile(r" : (tensor<[^>]*>)$")
+
+
+def _updates_one_splat_twice(text: str) -> bool:
+    """Whether two scatters or dynamic_update_slices of some function in StableHLO `text`
+    update one splat: a splat constant, or reshapes, broadcasts and conversions of one,
+    which IREE folds into splat constants and then merges equal ones. Serially, IREE 3.13
+    gives the two updates one buffer (targets.SERIAL_STREAM)."""
+    for function in text.split("func.func")[1:]:
+        splats = {}  # value name -> (the splat's value, its type)
+        for line in function.splitlines():
+            if (constant := _SPLAT.match(line)) and (kind := _TYPE.search(line)):
+                splats[constant[1]] = (constant[2], kind[1])
+            elif (moved := _RESHAPED.match(line)) and moved[2] in splats:
+                splats[moved[1]] = (splats[moved[2]][0], moved[3])
+        updated = [splats[name] for name in _UPDATED.findall(function) if name in splats]
+        if len(updated) != len(set(updated)):
+            return True
+    return False
+
+
 def flag_sets(text: str, target: Target, extra_flags: tuple[str, ...] = ()) -> tuple[tuple[str, ...], ...]:
     """The IREE flags `compile_stablehlo` tries for `text`, in turn (beside the target's own).
 
     Each of the target's optimization flag sets comes in turn (the fastest first): IREE
-    3.13 rejects some modules under its faster options. A module without ops that update
-    in place runs its ops in program order (targets.SERIAL_STREAM); one with a loop inside
+    3.13 rejects some modules under its faster options. A module runs its ops in program
+    order (targets.SERIAL_STREAM) unless it updates one splat constant twice; one with a loop inside
     a region runs without memoized command buffers (NO_MEMOIZATION). The compile cache's
     key holds them all, so a change here needs no COMPILE_REVISION."""
     if _LOOP_IN_A_REGION.search(text):
         extra_flags = (*extra_flags, NO_MEMOIZATION)
-    if not any(name in text for name in sh.MAY_WRITE_AN_OPERAND):
+    if not _updates_one_splat_twice(text):
         extra_flags = (*extra_flags, SERIAL_STREAM)
     return tuple((*optimization, *extra_flags) for optimization in target.optimization_flags(text))
 

@@ -25,21 +25,22 @@ into a multi-result dispatch its stream partitioner then rejects ("circular depe
 input operation uses partition output")."""
 
 SERIAL_STREAM = "--iree-stream-partitioning-favor=debug"
-"""For modules without ops that IREE may carry out in an operand's buffer
-(stablehlo.MAY_WRITE_AN_OPERAND), on every target: IREE 3.13 then runs the ops of a program
-one after another instead of in waves of ops it finds independent. Its wave partitioning
-misses a dependency that passes through an op updating another part of the same buffer: a
-dispatch writes its result into one half of a concatenation, a fill writes zeros into the
-other half, and a copy reading the first half ran in the dispatch's wave, racing with it.
-A reduction padded with zeros and sliced again (the gradient of `vsplit` gave one) came
-back wrong in 42 of 3,000 calls of the NumPy API's VJP table with two busy processes beside
-it, and in 5-17 of 20 calls when the reduction read 32 MB. tenzr-fold-slices now removes
-that slice; the same concatenation flattened before its slice (which no pass folds) came
-back wrong in 47-81 of 200 calls waved, in 0 of 1,000 serially. Same process (Emerald Rapids,
-each CPU driver), the value_and_grad steps of the five benchmark models ran within
--13%..+2% of the waved schedule (noise); GPU targets unmeasured.
-Modules that update in place keep the waves: serially, two scatters of one constant wrote
-the same buffer (a scatter-multiply's gradient came back wrong)."""
+"""For every module but those that update one splat constant twice
+(compiler._updates_one_splat_twice), on every target: IREE 3.13 then runs the ops of a
+program one after another instead of in waves of ops it finds independent. Its wave
+partitioning misses a dependency that passes through an op updating another part of the
+same buffer: a dispatch writes its result into one half of a concatenation, a fill writes
+zeros into the other half, and a copy reading the first half ran in the dispatch's wave,
+racing with it. A reduction padded with zeros and sliced again (the gradient of `vsplit`
+gave one) came back wrong in 42 of 3,000 calls of the NumPy API's VJP table with two busy
+processes beside it, and in 5-17 of 20 calls when the reduction read 32 MB.
+tenzr-fold-slices now removes that slice; the same concatenation flattened before its
+slice (which no pass folds) came back wrong in 47-81 of 200 calls waved, in 0 of 1,000
+serially. Same process (Emerald Rapids, each CPU driver), the value_and_grad steps of the
+five benchmark models ran within -13%..+2% of the waved schedule (noise); GPU targets
+unmeasured. Serially, two scatters or dynamic_update_slices of one splat constant were
+given one buffer (a scatter-multiply's gradient came back wrong; waved, IREE gets it right
+or fails to compile it), so those modules keep the waves."""
 
 TILING = "--iree-dispatch-creation-data-tiling"
 AGGRESSIVE_FUSION = "--iree-dispatch-creation-enable-aggressive-fusion"

@@ -6,9 +6,10 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 
 import tenzr as tz
-from tenzr.compiler import _compile_once, _returns_a_value_twice
+from tenzr.compiler import _compile_once, _returns_a_value_twice, _updates_one_splat_twice
 from tenzr.passes import tenzr_tile_heavy_results
 from tenzr.runtime import CPU_DRIVER_ENV
 from tenzr.targets import AGGRESSIVE_FUSION, LARGE_TILES, SEPARATE_MULTI_USE, TILING, Target
@@ -371,16 +372,20 @@ def test_a_dispatch_with_a_large_stack_runs_right_on_the_cpu_workers(monkeypatch
     np.testing.assert_allclose(np.asarray(program("main", w1, w2, t1, t2)[0]), expected, rtol=1e-4)
 
 
-def test_a_slice_of_a_padded_reduction_waits_for_the_reduction(monkeypatch):
+@pytest.mark.parametrize("form", ["sliced", "flattened_beside_a_scatter"])
+def test_a_slice_of_a_padded_reduction_waits_for_the_reduction(monkeypatch, form):
     """The copy of a reduction's result (a slice of it, padded again) raced the reduction on
     IREE 3.13's CPU workers, and with a reduction this long mostly read the buffer before the
     reduction wrote it: IREE 3.13's schedule put them in one wave. tenzr-fold-slices now
-    reads the reduction instead of slicing the padded buffer, and targets.SERIAL_STREAM
-    runs the ops in program order where a copy is left (README, Known limits)."""
+    reads the reduction instead of slicing the padded buffer; the flattened slice, which it
+    does not fold, relies on targets.SERIAL_STREAM, also in a module that updates in place
+    (a scatter beside it: before, such modules kept the waves, and this test failed 4 runs
+    of 4)."""
     def padded_twice(x, ct):
         padded = tz.concatenate([ct.sum(0)[None], tz.zeros((1, 4), ct.dtype)], 0)
-        again = tz.concatenate([padded[:1], tz.zeros((1, 4), ct.dtype)], 0) * 2.0
-        return padded + x, again
+        first = padded[:1] if form == "sliced" else padded.reshape(-1)[:4].reshape(1, 4)
+        again = tz.concatenate([first, tz.zeros((1, 4), ct.dtype)], 0) * 2.0
+        return (padded + x, again) if form == "sliced" else (padded + x, again, x.at[np.array([1])].set(ct[0]))
 
     rng = np.random.default_rng(0)
     x, ct = rng.standard_normal((2, 4)), rng.standard_normal((1_000_000, 4))
@@ -388,6 +393,25 @@ def test_a_slice_of_a_padded_reduction_waits_for_the_reduction(monkeypatch):
     monkeypatch.setenv(CPU_DRIVER_ENV, "local-task")  # (the synchronous driver runs one op at a time anyway)
     step = tz.jit(padded_twice)
     for _ in range(12):
-        padded, again = step(x, ct)
+        padded, again, *scattered = step(x, ct)
         np.testing.assert_allclose(padded, want + x, rtol=1e-10)
         np.testing.assert_allclose(again, 2 * want, rtol=1e-10)
+        for written in scattered:
+            np.testing.assert_array_equal(written, [x[0], ct[0]])
+
+
+def test_modules_updating_one_splat_twice_keep_the_waves():
+    """Serially, IREE 3.13 gives two updates of one splat constant one buffer (two
+    dynamic_update_slices of one `tz.ones` both wrote it, and their sum added it to itself),
+    so such modules keep IREE's waves; updates of different splats or of computed values
+    do not."""
+    idx, x = np.array([2, 0]), np.ones((2, 4), np.float32)
+    cases = {
+        (lambda x: tz.ones((3, 4)).at[idx].multiply(x) + tz.ones((3, 4)).at[idx[::-1]].add(x)): True,
+        (lambda x: tz.lax.dynamic_update_slice(tz.ones((4, 4)), x[:, :2], (0, 0))
+         + tz.lax.dynamic_update_slice(tz.ones((4, 4)), x[:, 2:], (2, 2))): True,
+        (lambda x: tz.zeros((3, 4)).at[idx].add(x) * tz.ones((3, 4)).at[idx].multiply(x)): False,
+        (lambda x: (x * 2).at[0].set(1.0) + (x * 2).at[1].add(3.0)): False,
+    }
+    for f, expected in cases.items():
+        assert _updates_one_splat_twice(tz.jit(f).lower(x)) is expected
