@@ -2,8 +2,10 @@
 
 `tz.lax.<op>(*operands, **attributes)` emits `tenzr.<op>` as written (no promotion). Ops
 whose result type is chosen by the caller take `result_shape=` and `result_dtype=`.
-The common ones have friendlier signatures below. Loops and conditionals (`fori_loop`,
-`scan`, `map`, `while_loop`, `cond`, `switch`) have JAX's (see `tenzr.control`).
+The common ones have friendlier signatures below, and the ops JAX's lax names too (`pad`,
+`slice`, `transpose`, `reshape`, `sort`, `reduce_sum`, ...) take JAX's. Loops and
+conditionals (`fori_loop`, `scan`, `map`, `while_loop`, `cond`, `switch`) have JAX's (see
+`tenzr.control`).
 """
 
 from __future__ import annotations
@@ -500,6 +502,170 @@ def sort_key_val(keys: Any, values: Any, dimension: int = -1) -> tuple[Array, Ar
     keys, values = asarray(keys), asarray(values)
     order = tnp.argsort(keys, axis=dimension)
     return tnp.take_along_axis(keys, order, dimension), tnp.take_along_axis(values, order, dimension)
+
+
+# JAX's signatures for the ops that the loop above emits as written (tenzr's operands and
+# attributes): what JAX code calls them with.
+
+
+def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, int, int]]) -> Array:
+    """operand padded with padding_value: (low, high, interior) per dim, negative low or
+    high cropping."""
+    x = asarray(operand)
+    config = [tuple(c) for c in padding_config]
+    if len(config) != x.ndim or builtins.any(len(c) != 3 for c in config):
+        raise TenzrError(f"pad: padding_config needs one (low, high, interior) per dim of the {x.ndim}-d operand, "
+                         f"got {padding_config}", user_location())
+    value = tnp.asarray(padding_value, x.dtype)
+    return emit(T.pad, x, value, low=[c[0] for c in config], high=[c[1] for c in config],
+                interior=[c[2] for c in config])
+
+
+def slice(operand: Any, start_indices: Sequence[int], limit_indices: Sequence[int],  # noqa: A001 (JAX's name)
+          strides: Sequence[int] | None = None) -> Array:
+    """operand[start:limit:stride] in every dim."""
+    x = asarray(operand)
+    steps = [1] * x.ndim if strides is None else list(strides)
+    return x[tuple(builtins.slice(a, b, c) for a, b, c in zip(start_indices, limit_indices, steps, strict=True))]
+
+
+def transpose(operand: Any, permutation: Sequence[int]) -> Array:
+    return tnp.transpose(operand, tuple(permutation))
+
+
+def concatenate(operands: Sequence[Any], dimension: int) -> Array:
+    return tnp.concatenate(list(operands), dimension)
+
+
+def reshape(operand: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None) -> Array:
+    """operand, transposed by `dimensions` first if given, with shape new_sizes."""
+    x = asarray(operand)
+    if dimensions is not None:
+        x = tnp.transpose(x, tuple(dimensions))
+    return tnp.reshape(x, tuple(new_sizes))
+
+
+def rev(operand: Any, dimensions: Sequence[int]) -> Array:
+    return tnp.flip(operand, tuple(dimensions))
+
+
+def convert_element_type(operand: Any, new_dtype: Any) -> Array:
+    return tnp.asarray(operand).astype(new_dtype)
+
+
+def iota(dtype: Any, size: int) -> Array:
+    return tnp.arange(size, dtype=dtype)
+
+
+def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Array:
+    shape = tuple(shape)
+    return broadcast_in_dim(iota(dtype, shape[dimension]), shape, (dimension,))
+
+
+def reduce_sum(operand: Any, axes: Sequence[int]) -> Array:
+    return tnp.sum(operand, tuple(axes))
+
+
+def reduce_max(operand: Any, axes: Sequence[int]) -> Array:
+    return tnp.max(operand, tuple(axes))
+
+
+def reduce_min(operand: Any, axes: Sequence[int]) -> Array:
+    return tnp.min(operand, tuple(axes))
+
+
+def reduce_prod(operand: Any, axes: Sequence[int]) -> Array:
+    return tnp.prod(operand, tuple(axes))
+
+
+def argmax(operand: Any, axis: int, index_dtype: Any) -> Array:
+    return tnp.argmax(operand, axis).astype(index_dtype)
+
+
+def argmin(operand: Any, axis: int, index_dtype: Any) -> Array:
+    return tnp.argmin(operand, axis).astype(index_dtype)
+
+
+def eq(x: Any, y: Any) -> Array:
+    return tnp.equal(x, y)
+
+
+def ne(x: Any, y: Any) -> Array:
+    return tnp.not_equal(x, y)
+
+
+def lt(x: Any, y: Any) -> Array:
+    return tnp.less(x, y)
+
+
+def le(x: Any, y: Any) -> Array:
+    return tnp.less_equal(x, y)
+
+
+def gt(x: Any, y: Any) -> Array:
+    return tnp.greater(x, y)
+
+
+def ge(x: Any, y: Any) -> Array:
+    return tnp.greater_equal(x, y)
+
+
+def reciprocal(x: Any) -> Array:
+    return tnp.reciprocal(x)
+
+
+class RoundingMethod(enum.IntEnum):  # JAX's
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+def round(x: Any, rounding_method: int = RoundingMethod.AWAY_FROM_ZERO) -> Array:  # noqa: A001 (JAX's name)
+    """x rounded to an integer value, halves away from zero (JAX's default) or to even."""
+    x = asarray(x)
+    if rounding_method == RoundingMethod.TO_NEAREST_EVEN:
+        return tnp.round(x)
+    whole = troutines.trunc(x)
+    return whole + tnp.where(tnp.abs(x - whole) >= 0.5, tnp.sign(x), tnp.zeros_like(x))
+
+
+def sort(operand: Any, dimension: int = -1, is_stable: bool = True, num_keys: int = 1) -> Any:
+    """operand sorted along `dimension`; a tuple of operands is sorted by its first num_keys
+    (the first deciding), the rest permuted alike."""
+    del is_stable  # (always stable)
+    if not isinstance(operand, (tuple, list)):
+        return tnp.sort(operand, axis=dimension)
+    xs = [asarray(o) for o in operand]
+    if not 1 <= num_keys <= len(xs):
+        raise TenzrError(f"sort: num_keys={num_keys} with {len(xs)} operands", user_location())
+    order = tnp.argsort(xs[num_keys - 1], axis=dimension)
+    for key in reversed(xs[:num_keys - 1]):  # stable sorts, the last key first
+        order = tnp.take_along_axis(order, tnp.argsort(tnp.take_along_axis(key, order, dimension), axis=dimension),
+                                    dimension)
+    return tuple(tnp.take_along_axis(x, order, dimension) for x in xs)
+
+
+def approx_max_k(operand: Any, k: int, reduction_dimension: int = -1, recall_target: float = 0.95,
+                 is_max_k: bool = True, reduction_input_size_override: int = -1,
+                 aggregate_to_topk: bool = True) -> tuple[Array, Array]:
+    """The k largest (or, with is_max_k=False, smallest) entries along reduction_dimension
+    and their indices: exact, as JAX's on CPU."""
+    del recall_target, reduction_input_size_override, aggregate_to_topk
+    x = tnp.moveaxis(asarray(operand), reduction_dimension, -1)
+    values, indices = top_k(x if is_max_k else -x, k)
+    values = values if is_max_k else -values
+    return tnp.moveaxis(values, -1, reduction_dimension), tnp.moveaxis(indices, -1, reduction_dimension)
+
+
+def approx_min_k(operand: Any, k: int, reduction_dimension: int = -1, recall_target: float = 0.95,
+                 reduction_input_size_override: int = -1, aggregate_to_topk: bool = True) -> tuple[Array, Array]:
+    return approx_max_k(operand, k, reduction_dimension, recall_target, False, reduction_input_size_override,
+                        aggregate_to_topk)
+
+
+def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list[Array]:
+    """operand cut along `axis` into pieces of `sizes`."""
+    bounds = list(itertools.accumulate(sizes))[:-1]
+    return tlib.split(operand, bounds, axis)
 
 
 def reduce_and(operand: Any, axes: Sequence[int]) -> Array:
