@@ -2,7 +2,9 @@
 one (IREE 3.13's Vulkan compiler crashes on the first); and a constant operand of a sort
 passed through an optimization barrier (IREE 3.13 sorts in place, and a constant is a global
 it may not write: "write affecting operations on global resources are restricted to
-workgroup distributed contexts", from `tz.sort` of an array a jitted function closes over)."""
+workgroup distributed contexts", from `tz.sort` of an array a jitted function closes over),
+a slice of an argument copied (the same error, from `tz.sort(x[:2])`). A sort along a dim
+of one element is its operands."""
 
 from __future__ import annotations
 
@@ -17,6 +19,9 @@ from tenzr.passes.registry import Pass, register
 
 def sort_rows(module: ir.Operation) -> None:
     for op in ops_named(module, {sh.sort.op_name}):
+        if sh.spec(op.operands[0]).shape[ir.IntegerAttr(op.attributes["dimension"]).value] <= 1:
+            replace_op(op, list(op.operands))  # (one element per row: nothing to sort)
+            continue
         _constants_behind_barriers(op)
         specs = [sh.spec(v) for v in op.operands]
         if specs[0].rank != 1 or len(specs) < 2:
@@ -34,6 +39,14 @@ def _constants_behind_barriers(op: ir.Operation) -> None:
         if made_by is not None and made_by.name == sh.constant.op_name:
             with op.location, ir.InsertionPoint(op):
                 op.operands[i] = sh.optimization_barrier(value)[0]
+        elif made_by is not None and made_by.name == sh.slice_.op_name and isinstance(made_by.operands[0],
+                                                                                       ir.BlockArgument):
+            # IREE 3.13 sorts a slice of an argument in the argument's buffer, which it may not
+            # write (the same error); a barrier would let the sort write what other ops read
+            # as the slice. Reversed twice, it is a copy of its own, which IREE does not fold.
+            widest = max(range(sh.spec(value).rank), key=lambda d: sh.spec(value).shape[d])
+            with op.location, ir.InsertionPoint(op):
+                op.operands[i] = sh.reverse(sh.reverse(value, [widest]), [widest])
 
 
 @register
@@ -41,8 +54,9 @@ def _constants_behind_barriers(op: ir.Operation) -> None:
 class TenzrSortRows(Pass):
     flag: ClassVar[str] = "tenzr-sort-rows"
     summary: ClassVar[str] = ("Sort a rank-1 sort of several operands as one row of rank 2 (IREE 3.13's Vulkan "
-                              "compiler crashes on the first), and sort a constant behind an optimization barrier "
-                              "(IREE 3.13 sorts in place and may not write a constant's global).")
+                              "compiler crashes on the first), and sort a constant behind an optimization barrier and "
+                              "a slice of an argument copied (IREE 3.13 sorts in place and may not write a "
+                              "constant's global or an argument).")
 
     def run(self, module: ir.Operation) -> None:
         sort_rows(module)

@@ -45,3 +45,34 @@ func.func @constant_operand() -> tensor<3xf32> {
   }) {dimension = 0 : i64, is_stable = true} : (tensor<3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// A slice of an argument is sorted as a copy of its own, reversed twice along its widest
+// dim (IREE sorts in place and may not write into an argument); the slice itself stays.
+// CHECK-LABEL: func.func @slice_of_an_argument
+// CHECK: %[[S:.*]] = stablehlo.slice %arg0 [0:2, 0:4]
+// CHECK: %[[R:.*]] = stablehlo.reverse %[[S]], dims = [1]
+// CHECK: %[[RR:.*]] = stablehlo.reverse %[[R]], dims = [1]
+// CHECK: %[[O:.*]] = "stablehlo.sort"(%[[RR]])
+// CHECK: return %[[O]], %[[S]]
+func.func @slice_of_an_argument(%x: tensor<3x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %s = stablehlo.slice %x [0:2, 0:4] : (tensor<3x4xf32>) -> tensor<2x4xf32>
+  %0 = "stablehlo.sort"(%s) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %lt = stablehlo.compare LT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) {dimension = 0 : i64, is_stable = true} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %0, %s : tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// A sort along a dim of one element is its operands.
+// CHECK-LABEL: func.func @rows_of_one
+// CHECK-NOT: stablehlo.sort
+// CHECK: return %arg0, %arg1
+func.func @rows_of_one(%x: tensor<1x4xf32>, %i: tensor<1x4xi32>) -> (tensor<1x4xf32>, tensor<1x4xi32>) {
+  %0:2 = "stablehlo.sort"(%x, %i) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):
+    %lt = stablehlo.compare LT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) {dimension = 0 : i64, is_stable = true} : (tensor<1x4xf32>, tensor<1x4xi32>) -> (tensor<1x4xf32>, tensor<1x4xi32>)
+  return %0#0, %0#1 : tensor<1x4xf32>, tensor<1x4xi32>
+}
