@@ -586,28 +586,7 @@ def argmin(operand: Any, axis: int, index_dtype: Any) -> Array:
     return tnp.argmin(operand, axis).astype(index_dtype)
 
 
-def eq(x: Any, y: Any) -> Array:
-    return tnp.equal(x, y)
-
-
-def ne(x: Any, y: Any) -> Array:
-    return tnp.not_equal(x, y)
-
-
-def lt(x: Any, y: Any) -> Array:
-    return tnp.less(x, y)
-
-
-def le(x: Any, y: Any) -> Array:
-    return tnp.less_equal(x, y)
-
-
-def gt(x: Any, y: Any) -> Array:
-    return tnp.greater(x, y)
-
-
-def ge(x: Any, y: Any) -> Array:
-    return tnp.greater_equal(x, y)
+eq, ne, lt, le, gt, ge = tnp.equal, tnp.not_equal, tnp.less, tnp.less_equal, tnp.greater, tnp.greater_equal
 
 
 def reciprocal(x: Any) -> Array:
