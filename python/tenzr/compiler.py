@@ -86,11 +86,18 @@ _UPDATED = re.compile(r"stablehlo\.(?:scatter|dynamic_update_slice)\"?\(? *(%[\w
 _TYPE = re.compile(r" : (tensor<[^>]*>)$")
 
 
+_ZERO_BYTES = frozenset({"0.000000e+00", "0", "false", "(0.000000e+00,0.000000e+00)"})
+"""Splat values whose bytes are all zero: IREE fills a buffer with them per use, and the
+serial schedule handles two updates of one (23 scatter-adds into one zero constant, as
+gradients of gathers make them, in the NumPy API's VJP table)."""
+
+
 def _updates_one_splat_twice(text: str) -> bool:
     """Whether two scatters or dynamic_update_slices of some function in StableHLO `text`
-    update one splat: a splat constant, or reshapes, broadcasts and conversions of one,
-    which IREE folds into splat constants and then merges equal ones. Serially, IREE 3.13
-    gives the two updates one buffer (targets.SERIAL_STREAM)."""
+    update one splat other than zero: a splat constant, or reshapes, broadcasts and
+    conversions of one, which IREE folds into splat constants and then merges equal ones.
+    Serially, IREE 3.13 gave two updates of one splat one buffer (a float64 or int64 1 or
+    -0.0; zeros and float32 splats were right)."""
     for function in text.split("func.func")[1:]:
         splats = {}  # value name -> (the splat's value, its type)
         for line in function.splitlines():
@@ -98,7 +105,8 @@ def _updates_one_splat_twice(text: str) -> bool:
                 splats[constant[1]] = (constant[2], kind[1])
             elif (moved := _RESHAPED.match(line)) and moved[2] in splats:
                 splats[moved[1]] = (splats[moved[2]][0], moved[3])
-        updated = [splats[name] for name in _UPDATED.findall(function) if name in splats]
+        updated = [splats[name] for name in _UPDATED.findall(function)
+                   if name in splats and splats[name][0] not in _ZERO_BYTES]
         if len(updated) != len(set(updated)):
             return True
     return False

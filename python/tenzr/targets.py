@@ -25,7 +25,7 @@ into a multi-result dispatch its stream partitioner then rejects ("circular depe
 input operation uses partition output")."""
 
 SERIAL_STREAM = "--iree-stream-partitioning-favor=debug"
-"""For every module but those that update one splat constant twice
+"""For every module but those that update one non-zero splat constant twice
 (compiler._updates_one_splat_twice), on every target: IREE 3.13 then runs the ops of a
 program one after another instead of in waves of ops it finds independent. Its wave
 partitioning misses a dependency that passes through an op updating another part of the
@@ -38,9 +38,10 @@ tenzr-fold-slices now removes that slice; the same concatenation flattened befor
 slice (which no pass folds) came back wrong in 47-81 of 200 calls waved, in 0 of 1,000
 serially. Same process (Emerald Rapids, each CPU driver), the value_and_grad steps of the
 five benchmark models ran within -13%..+2% of the waved schedule (noise); GPU targets
-unmeasured. Serially, two scatters or dynamic_update_slices of one splat constant were
-given one buffer (a scatter-multiply's gradient came back wrong; waved, IREE gets it right
-or fails to compile it), so those modules keep the waves."""
+unmeasured. Serially, two scatters or dynamic_update_slices of one splat constant other
+than zero were given one buffer (a scatter-multiply's gradient came back wrong; waved, IREE
+gets it right or fails to compile it), so those modules keep the waves; zeros, which IREE
+fills per use (the gradients of gathers scatter into them), were right serially."""
 
 TILING = "--iree-dispatch-creation-data-tiling"
 AGGRESSIVE_FUSION = "--iree-dispatch-creation-enable-aggressive-fusion"

@@ -403,14 +403,15 @@ def test_a_slice_of_a_padded_reduction_waits_for_the_reduction(monkeypatch, form
 def test_modules_updating_one_splat_twice_keep_the_waves():
     """Serially, IREE 3.13 gives two updates of one splat constant one buffer (two
     dynamic_update_slices of one `tz.ones` both wrote it, and their sum added it to itself),
-    so such modules keep IREE's waves; updates of different splats or of computed values
-    do not."""
+    so such modules keep IREE's waves; updates of different splats, of zeros (filled per
+    use) or of computed values do not."""
     idx, x = np.array([2, 0]), np.ones((2, 4), np.float32)
     cases = {
         (lambda x: tz.ones((3, 4)).at[idx].multiply(x) + tz.ones((3, 4)).at[idx[::-1]].add(x)): True,
         (lambda x: tz.lax.dynamic_update_slice(tz.ones((4, 4)), x[:, :2], (0, 0))
          + tz.lax.dynamic_update_slice(tz.ones((4, 4)), x[:, 2:], (2, 2))): True,
         (lambda x: tz.zeros((3, 4)).at[idx].add(x) * tz.ones((3, 4)).at[idx].multiply(x)): False,
+        (lambda x: tz.zeros((3, 4)).at[idx].add(x) * tz.zeros((3, 4)).at[idx[::-1]].add(x)): False,  # zeros fill
         (lambda x: (x * 2).at[0].set(1.0) + (x * 2).at[1].add(3.0)): False,
     }
     for f, expected in cases.items():
