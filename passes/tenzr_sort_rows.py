@@ -22,7 +22,7 @@ def sort_rows(module: ir.Operation) -> None:
         if sh.spec(op.operands[0]).shape[ir.IntegerAttr(op.attributes["dimension"]).value] <= 1:
             replace_op(op, list(op.operands))  # (one element per row: nothing to sort)
             continue
-        _constants_behind_barriers(op)
+        _operands_of_their_own(op)
         specs = [sh.spec(v) for v in op.operands]
         if specs[0].rank != 1 or len(specs) < 2:
             continue
@@ -33,7 +33,9 @@ def sort_rows(module: ir.Operation) -> None:
             replace_op(op, [sh.reshape(v, s.shape) for v, s in zip(sorted_rows, specs, strict=True)])
 
 
-def _constants_behind_barriers(op: ir.Operation) -> None:
+def _operands_of_their_own(op: ir.Operation) -> None:
+    """The sort's constant operands behind barriers, its slices of arguments copied: IREE
+    sorts in place, and may write neither."""
     for i, value in enumerate(op.operands):
         made_by = sh.producer(value)
         if made_by is not None and made_by.name == sh.constant.op_name:
@@ -44,7 +46,8 @@ def _constants_behind_barriers(op: ir.Operation) -> None:
             # IREE 3.13 sorts a slice of an argument in the argument's buffer, which it may not
             # write (the same error); a barrier would let the sort write what other ops read
             # as the slice. Reversed twice, it is a copy of its own, which IREE does not fold.
-            widest = max(range(sh.spec(value).rank), key=lambda d: sh.spec(value).shape[d])
+            shape = sh.spec(value).shape
+            widest = max(range(len(shape)), key=lambda d: shape[d])
             with op.location, ir.InsertionPoint(op):
                 op.operands[i] = sh.reverse(sh.reverse(value, [widest]), [widest])
 

@@ -79,11 +79,10 @@ was no slower: 3.67 vs 3.70 ms)."""
 _LOOP_IN_A_REGION = re.compile(r"^ {6,}%\S+ = stablehlo\.while\(", re.MULTILINE)
 
 
-_SPLAT = re.compile(r" *(%[\w#]+) = stablehlo\.constant dense<([^\[\"][^>]*)> :")
+_SPLAT = re.compile(r" *(%[\w#]+) = stablehlo\.constant dense<([^\[\"][^>]*)> : (tensor<[^>]*>)$")
 _RESHAPED = re.compile(r" *(%[\w#]+) = stablehlo\.(?:reshape|broadcast_in_dim|convert) (%[\w#]+)\b.*"
                        r" -> (tensor<[^>]*>)$")
 _UPDATED = re.compile(r"stablehlo\.(?:scatter|dynamic_update_slice)\"?\(? *(%[\w#]+)")
-_TYPE = re.compile(r" : (tensor<[^>]*>)$")
 
 
 _ZERO_BYTES = frozenset({"0.000000e+00", "0", "false", "(0.000000e+00,0.000000e+00)"})
@@ -101,8 +100,8 @@ def _updates_one_splat_twice(text: str) -> bool:
     for function in text.split("func.func")[1:]:
         splats = {}  # value name -> (the splat's value, its type)
         for line in function.splitlines():
-            if (constant := _SPLAT.match(line)) and (kind := _TYPE.search(line)):
-                splats[constant[1]] = (constant[2], kind[1])
+            if constant := _SPLAT.match(line):
+                splats[constant[1]] = (constant[2], constant[3])
             elif (moved := _RESHAPED.match(line)) and moved[2] in splats:
                 splats[moved[1]] = (splats[moved[2]][0], moved[3])
         updated = [splats[name] for name in _UPDATED.findall(function)
@@ -117,9 +116,9 @@ def flag_sets(text: str, target: Target, extra_flags: tuple[str, ...] = ()) -> t
 
     Each of the target's optimization flag sets comes in turn (the fastest first): IREE
     3.13 rejects some modules under its faster options. A module runs its ops in program
-    order (targets.SERIAL_STREAM) unless it updates one splat constant twice; one with a loop inside
-    a region runs without memoized command buffers (NO_MEMOIZATION). The compile cache's
-    key holds them all, so a change here needs no COMPILE_REVISION."""
+    order (targets.SERIAL_STREAM) unless it updates one non-zero splat constant twice; one
+    with a loop inside a region runs without memoized command buffers (NO_MEMOIZATION).
+    The compile cache's key holds them all, so a change here needs no COMPILE_REVISION."""
     if _LOOP_IN_A_REGION.search(text):
         extra_flags = (*extra_flags, NO_MEMOIZATION)
     if not _updates_one_splat_twice(text):

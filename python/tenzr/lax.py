@@ -499,9 +499,7 @@ def top_k(operand: Any, k: int) -> tuple[Array, Array]:
 
 def sort_key_val(keys: Any, values: Any, dimension: int = -1) -> tuple[Array, Array]:
     """keys sorted along `dimension` (stably), and values permuted alike."""
-    keys, values = asarray(keys), asarray(values)
-    order = tnp.argsort(keys, axis=dimension)
-    return tnp.take_along_axis(keys, order, dimension), tnp.take_along_axis(values, order, dimension)
+    return sort((keys, values), dimension)
 
 
 # JAX's signatures for the ops that the loop above emits as written (tenzr's operands and
