@@ -15,14 +15,14 @@ from iree.compiler.tools.core import find_tool
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
 from tenzr.passes.registry import parse_pipeline, run_pipeline
-from tenzr.targets import SEPARATE_MULTI_USE, SERIAL_STREAM, Target
+from tenzr.targets import SEPARATE_MULTI_USE, Target
 
 LOWERING_PIPELINE = ("builtin.module(convert-tenzr-to-stablehlo,func.func(chlo-legalize-to-stablehlo),inline,"
                      "tenzr-expand-math,tenzr-expand-select-and-scatter,tenzr-fold-empty-contractions,"
                      "tenzr-split-grouped-convolutions,tenzr-im2col,tenzr-transpose-after-concatenate,tenzr-fold-slices,"
                      "tenzr-reverse-before-strided-slice,tenzr-split-reductions,tenzr-sort-rows,tenzr-bound-indices,"
                      "tenzr-split-scatter-windows,tenzr-simplify-loops,"
-                     "canonicalize,tenzr-concatenate-wide-pads,cse)")
+                     "canonicalize,tenzr-concatenate-wide-pads,cse,tenzr-compute-updated-splats)")
 """Lowering (CHLO's ops, as JAX exports them, become StableHLO too), then the forms IREE
 compiles well and the workarounds of its bugs and departures from StableHLO's semantics
 (each a pass with its own lit test), then MLIR's cleanups."""
@@ -79,50 +79,15 @@ was no slower: 3.67 vs 3.70 ms)."""
 _LOOP_IN_A_REGION = re.compile(r"^ {6,}%\S+ = stablehlo\.while\(", re.MULTILINE)
 
 
-_SPLAT = re.compile(r" *(%[\w#]+) = stablehlo\.constant dense<([^\[\"][^>]*)> : (tensor<[^>]*>)$")
-_RESHAPED = re.compile(r" *(%[\w#]+) = stablehlo\.(?:reshape|broadcast_in_dim|convert) (%[\w#]+)\b.*"
-                       r" -> (tensor<[^>]*>)$")
-_UPDATED = re.compile(r"stablehlo\.(?:scatter|dynamic_update_slice)\"?\(? *(%[\w#]+)")
-
-
-_ZERO_BYTES = frozenset({"0.000000e+00", "0", "false", "(0.000000e+00,0.000000e+00)"})
-"""Splat values whose bytes are all zero: IREE fills a buffer with them per use, and the
-serial schedule handles two updates of one (23 scatter-adds into one zero constant, as
-gradients of gathers make them, in the NumPy API's VJP table)."""
-
-
-def _updates_one_splat_twice(text: str) -> bool:
-    """Whether two scatters or dynamic_update_slices of some function in StableHLO `text`
-    update one splat other than zero: a splat constant, or reshapes, broadcasts and
-    conversions of one, which IREE folds into splat constants and then merges equal ones.
-    Serially, IREE 3.13 gave two updates of one splat one buffer (a float64 or int64 1 or
-    -0.0; zeros and float32 splats were right)."""
-    for function in text.split("func.func")[1:]:
-        splats = {}  # value name -> (the splat's value, its type)
-        for line in function.splitlines():
-            if constant := _SPLAT.match(line):
-                splats[constant[1]] = (constant[2], constant[3])
-            elif (moved := _RESHAPED.match(line)) and moved[2] in splats:
-                splats[moved[1]] = (splats[moved[2]][0], moved[3])
-        updated = [splats[name] for name in _UPDATED.findall(function)
-                   if name in splats and splats[name][0] not in _ZERO_BYTES]
-        if len(updated) != len(set(updated)):
-            return True
-    return False
-
-
 def flag_sets(text: str, target: Target, extra_flags: tuple[str, ...] = ()) -> tuple[tuple[str, ...], ...]:
     """The IREE flags `compile_stablehlo` tries for `text`, in turn (beside the target's own).
 
     Each of the target's optimization flag sets comes in turn (the fastest first): IREE
-    3.13 rejects some modules under its faster options. A module runs its ops in program
-    order (targets.SERIAL_STREAM) unless it updates one non-zero splat constant twice; one
-    with a loop inside a region runs without memoized command buffers (NO_MEMOIZATION).
+    3.13 rejects some modules under its faster options. A module with a loop inside a
+    region runs without memoized command buffers (NO_MEMOIZATION).
     The compile cache's key holds them all, so a change here needs no COMPILE_REVISION."""
     if _LOOP_IN_A_REGION.search(text):
         extra_flags = (*extra_flags, NO_MEMOIZATION)
-    if not _updates_one_splat_twice(text):
-        extra_flags = (*extra_flags, SERIAL_STREAM)
     return tuple((*optimization, *extra_flags) for optimization in target.optimization_flags(text))
 
 

@@ -25,8 +25,7 @@ into a multi-result dispatch its stream partitioner then rejects ("circular depe
 input operation uses partition output")."""
 
 SERIAL_STREAM = "--iree-stream-partitioning-favor=debug"
-"""For every module but those that update one non-zero splat constant twice
-(compiler._updates_one_splat_twice), on every target: IREE 3.13 then runs the ops of a
+"""For every module, on every target (Target.compiler_flags): IREE 3.13 then runs the ops of a
 program one after another instead of in waves of ops it finds independent. Its wave
 partitioning misses a dependency that passes through an op updating another part of the
 same buffer: a dispatch writes its result into one half of a concatenation, a fill writes
@@ -38,10 +37,8 @@ tenzr-fold-slices now removes that slice; the same concatenation flattened befor
 slice (which no pass folds) came back wrong in 47-81 of 200 calls waved, in 0 of 1,000
 serially. Same process (Emerald Rapids, each CPU driver), the value_and_grad steps of the
 five benchmark models ran within -13%..+2% of the waved schedule (noise); GPU targets
-unmeasured. Serially, two scatters or dynamic_update_slices of one splat constant other
-than zero were given one buffer (a scatter-multiply's gradient came back wrong; waved, IREE
-gets it right or fails to compile it), so those modules keep the waves; zeros, which IREE
-fills per use (the gradients of gathers scatter into them), were right serially."""
+unmeasured. Two updates of one 64-bit splat, which went wrong serially (and failed to
+compile waved), update computed values instead (tenzr-compute-updated-splats)."""
 
 TILING = "--iree-dispatch-creation-data-tiling"
 AGGRESSIVE_FUSION = "--iree-dispatch-creation-enable-aggressive-fusion"
@@ -120,10 +117,14 @@ class Target:
         return self.cpu == "host" and "avx512f" in host_cpu_flags().split()
 
     def compiler_flags(self) -> tuple[str, ...]:
-        """IREE flags selecting this target. On CPU, compile-time evaluation of constant
-        expressions is off: it JIT-compiles them, costing about 0.3 s of a 2.9 s MLP gradient
-        compile, and gained nothing at run time on the benchmarks; buffers are assumed aligned
-        to HOST_BUFFER_ALIGNMENT only."""
+        """IREE flags selecting this target, and running a program's ops in program order
+        (SERIAL_STREAM). On CPU, compile-time evaluation of constant expressions is off: it
+        JIT-compiles them, costing about 0.3 s of a 2.9 s MLP gradient compile, and gained
+        nothing at run time on the benchmarks; buffers are assumed aligned to
+        HOST_BUFFER_ALIGNMENT only."""
+        return (*self._device_flags(), SERIAL_STREAM)
+
+    def _device_flags(self) -> tuple[str, ...]:
         if self.name == "cpu":
             flags = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
                      f"--iree-llvmcpu-target-cpu={self.cpu}", "--iree-input-demote-f64-to-f32=false",

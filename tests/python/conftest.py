@@ -1,7 +1,20 @@
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
+
+
+@pytest.fixture
+def x64():
+    """Tenzr with jax_enable_x64 for one test: Python numbers and the default dtypes are
+    64-bit, as in JAX with it."""
+    import tenzr as tz
+
+    tz.config.update("jax_enable_x64", True)
+    yield
+    tz.config.update("jax_enable_x64", False)
 
 
 def pytest_configure(config):

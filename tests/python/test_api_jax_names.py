@@ -209,13 +209,6 @@ def test_dtype_names_are_numpys():
     assert tz.finfo(tz.float32).eps == np.finfo(np.float32).eps
 
 
-@pytest.fixture
-def x64():
-    tz.config.update("jax_enable_x64", True)
-    yield
-    tz.config.update("jax_enable_x64", False)
-
-
 def test_enable_x64_makes_defaults_64_bit(x64):
     """With jax_enable_x64, Python numbers and the default dtypes are 64-bit, as in JAX
     (compared with JAX's own dtypes, here run with x64 on)."""

@@ -53,14 +53,14 @@ def test_cache_keys_code_for_the_host_cpu_by_that_cpu(monkeypatch):
 
 
 def test_cache_keys_a_module_by_every_flag_set_its_compile_would_try(monkeypatch):
-    # a module compiled with other IREE flags (a changed optimization set, or the serial
-    # schedule chosen inside compile_stablehlo) is not handed back as if compiled now
-    from tenzr import compiler
+    # a module compiled with other IREE flags (a changed optimization set, or another
+    # schedule among the target's flags) is not handed back as if compiled now
+    from tenzr import targets
     from tenzr.targets import Target
 
     text = "module { func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> { return %x : tensor<2xf32> } }"
     before = cache.cache_key(text, Target(), ())
-    monkeypatch.setattr(compiler, "SERIAL_STREAM", "--iree-stream-partitioning-favor=min-peak-memory")
+    monkeypatch.setattr(targets, "SERIAL_STREAM", "--iree-stream-partitioning-favor=min-peak-memory")
     serial_changed = cache.cache_key(text, Target(), ())
     monkeypatch.undo()
     monkeypatch.setattr(Target, "optimization_flags", lambda self, text="": (("--iree-opt-level=O1",),))

@@ -228,13 +228,6 @@ def test_checkpoint_every_must_be_a_positive_int():
         tz.jit(lambda x: tz.lax.scan(lambda c, r: (c + r, c), x[0], x, checkpoint_every=0))(XS)
 
 
-@pytest.fixture
-def x64():
-    tz.config.update("jax_enable_x64", True)
-    yield
-    tz.config.update("jax_enable_x64", False)
-
-
 @pytest.mark.parametrize("reverse", [False, True])
 def test_indexed_loop_remainder_steps_under_x64(x64, reverse):
     """With 64-bit default ints, the steps after the unrolled loop (50 = 6·8 + 2) still

@@ -132,14 +132,6 @@ OPTIMIZERS = [
 ]
 
 
-@pytest.fixture
-def x64():
-    """JAX runs with x64 here, so the traced step count and schedules are 64-bit in both."""
-    tz.config.update("jax_enable_x64", True)
-    yield
-    tz.config.update("jax_enable_x64", False)
-
-
 @pytest.mark.parametrize("name, args", OPTIMIZERS, ids=[f"{n}{k}" for k, (n, _) in enumerate(OPTIMIZERS)])
 def test_optimizers_take_the_steps_jax_takes(name, args, x64):
     init, apply = _mlp(stax)
