@@ -107,7 +107,7 @@ def programs(draw, max_steps: int = 6) -> Program:
         pool = prog.shapes()
         i = draw(st.integers(0, len(pool) - 1))
         kind = draw(st.sampled_from(["unary", "binary", "binary", "reduce", "shape", "index", "matmul", "conv",
-                                     "sort", "scatter", "dynamic"]))
+                                     "sort", "scatter", "dynamic", "constant"]))
         step = _STEP_MAKERS[kind](draw, pool, i)
         if step is not None:
             prog.steps.append(step)
@@ -349,6 +349,15 @@ def _dynamic(draw, pool, i):
                 lambda x, u: T.dynamic_update_slice(x, u, *(_const(np.array(s), "i32") for s in starts)), ref, shape)
 
 
+def _constant(draw, pool, i):
+    """A splat constant shaped like value i, for later steps to update and read (IREE once
+    wrote an update of a float64 splat into the splat's own buffer)."""
+    shape, value = pool[i], draw(st.sampled_from([0.0, 1.0, -0.5, 2.0]))
+    return Step(f"full({list(shape)}, {value})", (), lambda: _const(np.full(shape, value)),
+                lambda: np.full(shape, value), shape)
+
+
 _STEP_MAKERS = {"unary": _unary, "binary": _binary, "reduce": _reduce, "shape": _shape_op, "index": _index,
-                "matmul": _matmul, "conv": _conv, "sort": _sort, "scatter": _scatter, "dynamic": _dynamic}
+                "matmul": _matmul, "conv": _conv, "sort": _sort, "scatter": _scatter, "dynamic": _dynamic,
+                "constant": _constant}
 
