@@ -191,6 +191,21 @@ complex_ = OpDef("complex", "x + i·y from real parts x and y, broadcast.", ("x"
 atan2 = _binary("atan2", "atan2(y, x): the angle of the point (x, y), broadcast.", kind="float", transcendental=True)
 maximum = _binary("maximum", "Elementwise maximum, broadcast.", kind="real")
 minimum = _binary("minimum", "Elementwise minimum, broadcast.", kind="real")
+nextafter = OpDef("nextafter", "The next float after x in the direction of y, broadcast (C's nextafter).",
+                  ("x", "y"), binary_rule("float"), elementwise=True, gradient="none")
+
+
+def _reduce_precision_rule(op: Op) -> TensorSpec:
+    if op["exponent_bits"] < 1 or op["mantissa_bits"] < 0:
+        fail(f"keeps {op['exponent_bits']} exponent and {op['mantissa_bits']} mantissa bits: it needs at least one "
+             "exponent bit and no negative count")
+    return unary_rule("float")(op)
+
+
+reduce_precision = OpDef("reduce_precision", "x rounded to the nearest float with `exponent_bits` exponent and "
+                         "`mantissa_bits` mantissa bits (ties to even; overflow gives infinity), kept in x's type.",
+                         ("x",), _reduce_precision_rule, attrs=(Attr("exponent_bits", Int()),
+                                                                Attr("mantissa_bits", Int())), elementwise=True)
 
 DIRECTIONS = ("gt", "ge", "lt", "le", "eq", "ne")
 
@@ -268,6 +283,8 @@ shift_right_logical = _bits("shift_right_logical", "x >> y filling with zeros (a
                             booleans=False)
 shift_right_arithmetic = _bits("shift_right_arithmetic", "x >> y keeping the sign (NumPy's >> on signed ints), "
                                "broadcast.", booleans=False)
+population_count = _bits("population_count", "The number of bits set in each integer.", booleans=False, arity=1)
+clz = _bits("clz", "The number of leading zero bits of each integer.", booleans=False, arity=1)
 
 
 def _bitcast_rule(op: Op) -> TensorSpec:

@@ -127,6 +127,8 @@ xor = _elementwise("stablehlo.xor")
 shift_left = _elementwise("stablehlo.shift_left")
 shift_right_logical = _elementwise("stablehlo.shift_right_logical")
 shift_right_arithmetic = _elementwise("stablehlo.shift_right_arithmetic")
+popcnt = _elementwise("stablehlo.popcnt")
+count_leading_zeros = _elementwise("stablehlo.count_leading_zeros")
 negate = _elementwise("stablehlo.negate")
 exponential = _elementwise("stablehlo.exponential", transcendental=True)
 log = _elementwise("stablehlo.log", transcendental=True)
@@ -175,6 +177,7 @@ atan2 = _elementwise("stablehlo.atan2", transcendental=True)
 cbrt = _elementwise("stablehlo.cbrt", transcendental=True)
 # The CHLO ops JAX exports (IREE legalizes them to StableHLO).
 erf = _elementwise("chlo.erf", transcendental=True)
+next_after = _elementwise("chlo.next_after")
 erf_inv = _elementwise("chlo.erf_inv", transcendental=True)
 lgamma = _elementwise("chlo.lgamma", transcendental=True)
 digamma = _elementwise("chlo.digamma", transcendental=True)
@@ -242,6 +245,13 @@ ELEMENTWISE.update(f"stablehlo.{name}" for name in ("abs", "real", "imag", "comp
 
 
 # --------------------------------------------------------------------------- constants
+
+
+@builds("stablehlo.reduce_precision")
+def reduce_precision(x: Value, exponent_bits: int, mantissa_bits: int) -> Value:
+    i32 = ir.IntegerType.get_signless(32)
+    return _one("stablehlo.reduce_precision", spec(x), [x], {"exponent_bits": ir.IntegerAttr.get(i32, exponent_bits),
+                                                            "mantissa_bits": ir.IntegerAttr.get(i32, mantissa_bits)})
 
 
 @builds("stablehlo.constant")

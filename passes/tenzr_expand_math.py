@@ -26,6 +26,9 @@ handles well (the lowering pipeline runs it after `convert-tenzr-to-stablehlo`).
   with "failed to legalize operation 'arith.sitofp'"). It is rebuilt from parts that
   float32 holds exactly (12 and 20 bits of an i32, three 21-bit parts of an i64), each
   widened to float64 and summed: the same float64 the conversion gives.
+- An int64 `popcnt` or `count_leading_zeros` counts the two 32-bit halves: IREE 3.13's
+  portable Vulkan target, which emulates 64-bit integers, fails on them ("failed to
+  legalize unresolved target materialization from ('i64') to ('vector<2xi32>')").
 - A boolean `convert` to a real float is a `select` of 1 and 0: IREE 3.13 looks through such
   a conversion into a data-tiled matmul (`dot(x < y, w)`, a dropout mask or a binarized batch
   times weights) and fails to compile it ("failed to legalize unresolved source
@@ -316,6 +319,22 @@ _COMPLEX_EXPANSIONS: dict[str, Callable[..., Value]] = {
 }
 """Complex ops, rewritten on their parts for every complex type."""
 
+def _halves(x: Value) -> tuple[Value, Value]:
+    """The low and high 32 bits of an int64 x, as int32s."""
+    return sh.convert(x, "i32"), sh.convert(sh.shift_right_logical(x, _c(32, x)), "i32")
+
+
+def popcnt64(x: Value) -> Value:
+    low, high = _halves(x)
+    return sh.convert(sh.add(sh.popcnt(low), sh.popcnt(high)), "i64")
+
+
+def count_leading_zeros64(x: Value) -> Value:
+    low, high = _halves(x)
+    in_low = sh.add(sh.count_leading_zeros(low), _c(32, low))
+    return sh.convert(sh.select(sh.compare(high, _c(0, high), "EQ"), in_low, sh.count_leading_zeros(high)), "i64")
+
+
 _EXPANSIONS: dict[str, tuple[Callable[..., Value], Callable[[str], bool]]] = {
     sh.power.op_name: (power, lambda dtype: dtype.startswith(("f", "bf"))),
     sh.sine.op_name: (sine, lambda dtype: dtype == "f64"),
@@ -324,6 +343,8 @@ _EXPANSIONS: dict[str, tuple[Callable[..., Value], Callable[[str], bool]]] = {
     sh.tan.op_name: (tan, lambda dtype: dtype == "f64"),
     sh.atan2.op_name: (atan2, lambda dtype: dtype == "f64"),
     sh.cbrt.op_name: (cbrt, lambda dtype: dtype == "f64"),
+    sh.popcnt.op_name: (popcnt64, lambda dtype: dtype == "i64"),
+    sh.count_leading_zeros.op_name: (count_leading_zeros64, lambda dtype: dtype == "i64"),
 }
 """The op each expansion replaces, and the element types it replaces it for."""
 
@@ -405,10 +426,12 @@ class TenzrExpandMath(Pass):
     flag: ClassVar[str] = "tenzr-expand-math"
     summary: ClassVar[str] = ("Rewrite float stablehlo.power, float64 sine, cosine, tan, tanh, atan2 and cbrt, and "
                               "complex exponential, log, sqrt, rsqrt, sine, cosine, tan, tanh, log_plus_one, "
-                              "exponential_minus_one and power, 0-d integer to float64 conversions and boolean to "
-                              "float conversions, into StableHLO that IREE compiles correctly (NumPy's results for "
-                              "negative and zero bases; IREE's CPU backend has none of these in float64, its host VM "
-                              "no integer to float64 conversion, its data tiling fails on boolean matmul operands).")
+                              "exponential_minus_one and power, 0-d integer to float64 conversions, boolean to "
+                              "float conversions and int64 popcnt and count_leading_zeros, into StableHLO that IREE "
+                              "compiles correctly (NumPy's results for negative and zero bases; IREE's CPU backend "
+                              "has none of these in float64, its host VM no integer to float64 conversion, its data "
+                              "tiling fails on boolean matmul operands, its portable Vulkan target on 64-bit bit "
+                              "counts).")
     example_input: ClassVar[str] = """\
 func.func @f(%x: tensor<3xf64>) -> tensor<3xf64> {
   %0 = stablehlo.sine %x : tensor<3xf64>

@@ -46,7 +46,8 @@ EXAMPLES: dict[str, tuple] = {
     "bitcast_convert": ([f32(3)], {}, {"result": TensorSpec((3,), "i32")}),
     **{name: ([TensorSpec((2, 3), "i32"), TensorSpec((3,), "i32")], {}, {}) for name in (
         "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right_logical", "shift_right_arithmetic")},
-    "bitwise_not": ([TensorSpec((3,), "i32")], {}, {}),
+    **{name: ([TensorSpec((3,), "i32")], {}, {}) for name in ("bitwise_not", "population_count", "clz")},
+    "reduce_precision": ([f32(3)], {"exponent_bits": 5, "mantissa_bits": 2}, {}),
     "real": ([TensorSpec((3,), "complex<f32>")], {}, {}),
     "imag": ([TensorSpec((3,), "complex<f32>")], {}, {}),
     "matmul": ([f32(2, 3, 4), f32(4, 5)], {}, {}),

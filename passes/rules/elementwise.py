@@ -46,6 +46,7 @@ _ONE_TO_ONE: dict[OpDef, Callable[..., Value]] = {
     T.erf_inv: sh.erf_inv, T.lgamma: sh.lgamma, T.digamma: sh.digamma, T.bitwise_and: sh.and_,
     T.bitwise_or: sh.or_, T.bitwise_xor: sh.xor, T.bitwise_not: sh.not_, T.shift_left: sh.shift_left,
     T.shift_right_logical: sh.shift_right_logical, T.shift_right_arithmetic: sh.shift_right_arithmetic,
+    T.population_count: sh.popcnt, T.clz: sh.count_leading_zeros, T.nextafter: sh.next_after,
 }
 """tenzr ops that lower to one StableHLO op on broadcast operands (tenzr-expand-math later
 rewrites those IREE gets wrong)."""
@@ -407,4 +408,18 @@ def _atanh(op: Op, ct: Value) -> Cotangents:
 
 
 no_derivative(sh.compare, sh.sign, sh.floor, sh.ceil, sh.round_nearest_even, sh.and_, sh.or_, sh.not_, sh.xor,
-              sh.shift_left, sh.shift_right_logical, sh.shift_right_arithmetic, sh.bitcast_convert, sh.constant)
+              sh.shift_left, sh.shift_right_logical, sh.shift_right_arithmetic, sh.popcnt, sh.count_leading_zeros,
+              sh.next_after, sh.bitcast_convert, sh.constant)
+
+
+@lowers(T.reduce_precision)
+def _lower_reduce_precision(op: Op) -> Value:
+    return sh.reduce_precision(op.operands[0], op["exponent_bits"], op["mantissa_bits"])
+
+
+@vjp(T.reduce_precision, sh.reduce_precision, adjoint="x̄ = reduce_precision(ȳ) (JAX's)")
+def _reduce_precision(op: Op, ct: Value) -> Cotangents:
+    return (sh.reduce_precision(ct, op["exponent_bits"], op["mantissa_bits"]),)
+
+
+linear(T.reduce_precision, sh.reduce_precision)

@@ -551,6 +551,13 @@ def convert_element_type(operand: Any, new_dtype: Any) -> Array:
     return tnp.asarray(operand).astype(new_dtype)
 
 
+def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> Array:
+    """operand rounded to the nearest float with that many exponent and mantissa bits (ties
+    to even, overflow to infinity), in operand's type."""
+    return emit(T.reduce_precision, asarray(operand), exponent_bits=int(exponent_bits),
+                mantissa_bits=int(mantissa_bits))
+
+
 def iota(dtype: Any, size: int) -> Array:
     return tnp.arange(size, dtype=dtype)
 

@@ -211,6 +211,12 @@ def arctan2(y: ArrayLike, x: ArrayLike) -> Array:
     return emit(T.atan2, _float(y), _float(x))
 
 
+def nextafter(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """The next float after x1 in the direction of x2, elementwise."""
+    x1, x2 = promote(x1, x2)
+    return emit(T.nextafter, _float(x1), _float(x2))
+
+
 def _scaled_unary(fn: Any, scale: float, inner: bool, doc: str) -> Any:
     def scaled(x: ArrayLike) -> Array:
         x = _float(x)
@@ -342,6 +348,15 @@ def bitwise_not(x: ArrayLike) -> Array:
 
 
 invert = bitwise_not
+
+
+def bitwise_count(x: ArrayLike) -> Array:
+    """The number of bits set in |x|, elementwise, as NumPy and JAX count them (as int32:
+    tenzr has no uint8)."""
+    x = asarray(x)
+    if x.spec.dtype not in ("i32", "i64"):
+        raise TenzrError(f"bitwise_count: takes integers, got {x.dtype}", user_location())
+    return emit(T.population_count, emit(T.abs_, x)).astype(np.int32)
 
 
 def _logical(combine: Any, doc: str) -> Any:

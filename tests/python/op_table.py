@@ -146,6 +146,9 @@ def binary_rows() -> list[Row]:
     rows.append(Row("pow_grad_negative_and_zero_base", lambda a: T.pow_(*a),
                     [np.array([-2.0, -1.5, -0.5, 0.0, 0.0, 3.0], f32), np.array([2, 3, -1, 2, 0, 2], f32)],
                     _numpy_power, wrt=(0,)))
+    rows.append(Row("nextafter", lambda a: T.nextafter(*a), [np.array([1.0, 0.0, -2.0, 3.0], f32),
+                                                             np.array([2.0, -1.0, -2.0, np.inf], f32)],
+                    np.nextafter, grad=False))
     rows.append(Row("add_f64", lambda a: T.add(*a), [randn("a64", 3, dtype=f64), randn("b64", 3, dtype=f64)], np.add))
     rows.append(Row("add_i32", lambda a: T.add(*a), [np.array([1, -2, 3], i32), np.array([4, 5, -6], i32)], np.add))
     rows.append(Row("div_i64_truncates", lambda a: T.div(*a), [np.array([7, -7, 9], i64), np.array([2, 2, -4], i64)],
@@ -210,6 +213,12 @@ def unary_rows() -> list[Row]:
         row("abs_i32", T.abs_, np.array([-3, 0, 4], i32), np.abs, grad=False),
         row("bitwise_not", T.bitwise_not, np.array([0, -1, 7], i32), np.invert, grad=False),
         row("bitwise_not_bool", T.bitwise_not, np.array([True, False]), np.logical_not, grad=False),
+        row("population_count", T.population_count, np.array([0, -1, 7, 2 ** 31 - 1], i32),
+            lambda v: np.bitwise_count(v.view(np.uint32)).astype(i32), grad=False),
+        row("clz_i64", T.clz, np.array([0, -1, 7, 2 ** 40], i64),
+            lambda v: np.array([64 - int(u).bit_length() for u in v.view(np.uint64)], i64), grad=False),
+        Row("reduce_precision_e5m2", lambda a: T.reduce_precision(a[0], exponent_bits=5, mantissa_bits=2),
+            [np.array([1.1, 3.5, 1e-7, 7e4, -2.6, 1.125], f32)], _float8_e5m2, grad=False),
         Row("bitcast_convert_i32_f32", lambda a: T.bitcast_convert(a[0], result=TensorSpec((3,), "f32")),
             [np.array([1065353216, -1073741824, 0], i32)], lambda v: v.view(f32), grad=False),
         Row("bitcast_convert_f64_i64", lambda a: T.bitcast_convert(a[0], result=TensorSpec((2,), "i64")),
@@ -217,6 +226,13 @@ def unary_rows() -> list[Row]:
         row("neg_rank0", T.neg, np.array(1.5, f32), np.negative),
         row("exp_f16", T.exp, x.astype(np.float16), np.exp, grad=False),
     ]
+
+
+def _float8_e5m2(v: np.ndarray) -> np.ndarray:
+    """v rounded through float8_e5m2 (5 exponent bits, 2 mantissa bits), as JAX rounds."""
+    import ml_dtypes
+
+    return v.astype(ml_dtypes.float8_e5m2).astype(v.dtype)
 
 
 def convert_rows() -> list[Row]:

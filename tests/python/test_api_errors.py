@@ -56,6 +56,11 @@ MISUSE = [
      "has_aux=True"),
     ("has_aux_scalar", lambda: tz.grad(lambda x: x.sum(), has_aux=True)(ONES), "needs f to return a pair (output, "
      "aux), but it returned a single Array"),
+    ("population_count_of_floats", lambda: tz.lax.population_count(ONES), "population_count: takes integer tensors "
+     "(i32, i64), got f64"),
+    ("reduce_precision_bits", lambda: tz.lax.reduce_precision(ONES, 0, 2), "reduce_precision: keeps 0 exponent and 2 "
+     "mantissa bits: it needs at least one exponent bit"),
+    ("bitwise_count_of_floats", lambda: tz.bitwise_count(ONES), "bitwise_count: takes integers, got float64"),
     ("matrix_transpose_1d", lambda: tz.matrix_transpose(ONES), "matrix_transpose: needs an array of rank 2 or more"),
     ("convolve_mode", lambda: tz.convolve(ONES, ONES, mode="wide"), "convolve: mode must be 'full', 'same' or 'valid'"),
     ("digitize_2d_bins", lambda: tz.digitize(ONES, np.ones((2, 2))), "digitize: bins must be 1-d, got shape (2, 2)"),

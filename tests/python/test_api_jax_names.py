@@ -448,6 +448,7 @@ def test_more_random_distributions_match_jax():
 LAX_X = np.random.default_rng(7).standard_normal((3, 5))
 LAX_Y = np.random.default_rng(8).standard_normal((3, 5)) + 0.2
 LAX_V = np.random.default_rng(9).standard_normal(7)
+LAX_INTS = np.array([0, 1, -1, 255, 2 ** 31 - 1, -2 ** 31, 12345], np.int32)
 
 # name, f(lax namespace) run by both (values compared in float64)
 LAX_ROWS = [
@@ -492,6 +493,11 @@ LAX_ROWS = [
                                  dimension=1, num_keys=2),
                          *L.sort((np.array([3.0, 1.0, 3.0, 2.0]), np.array([1.0, 2.0, 0.0, 4.0])), num_keys=1),
                          *L.approx_max_k(LAX_X, 2), *L.approx_min_k(LAX_X, 2, reduction_dimension=0))),
+    ("bits_and_precision", lambda L: (L.population_count(LAX_INTS), L.clz(LAX_INTS),
+                                      L.population_count(LAX_INTS.astype(np.int64) * 3),
+                                      L.clz(LAX_INTS.astype(np.int64)),
+                                      L.reduce_precision(LAX_X * 1000, 5, 2), L.reduce_precision(LAX_X, 8, 7),
+                                      L.reduce_precision(LAX_X * 1e5, 5, 10), L.reduce_precision(LAX_X, 11, 52))),
     ("associative_scan", lambda L: (L.associative_scan(lambda a, b: (a[0] * b[0], a[1] * b[0] + b[1]),
                                                        (LAX_V + 2, LAX_V)),
                                     L.associative_scan(L.add, LAX_X, reverse=True, axis=1),
@@ -509,12 +515,38 @@ def test_lax_conveniences_match_jax(row, x64):
         np.testing.assert_allclose(np.asarray(g, float), np.asarray(w, float), rtol=1e-10, atol=1e-12)
 
 
+def test_nextafter_matches_jax_bit_for_bit(x64):
+    # (one ulp is below any tolerance: compared exactly, denormals and infinities included)
+    x = np.array([*LAX_X.ravel(), 0.0, 1.0, -0.0, 2.0, np.inf, 5e-324, np.nan, 1.0])
+    y = np.array([*LAX_Y.ravel(), 1.0, 1.0, -1.0, -np.inf, 0.0, -1.0, 0.0, np.nan])
+    for dtype in (np.float64, np.float32):
+        got = tz.jit(tz.lax.nextafter)(x.astype(dtype), y.astype(dtype))
+        np.testing.assert_array_equal(got, jax.lax.nextafter(x.astype(dtype), y.astype(dtype)))
+        np.testing.assert_array_equal(tz.jit(tz.nextafter)(x.astype(dtype), 0), np.nextafter(x.astype(dtype), 0))
+
+
+def test_bitwise_count_counts_the_absolute_value_as_jax(x64):
+    for ints in (LAX_INTS, LAX_INTS.astype(np.int64) * -3):
+        np.testing.assert_array_equal(tz.jit(tz.bitwise_count)(ints), jnp.bitwise_count(ints))
+        np.testing.assert_array_equal(tz.bitwise_count(ints), np.bitwise_count(ints))
+
+
+def test_reduce_precision_is_linear_under_jvp_as_in_jax(x64):
+    """JAX's rule, not the derivative (which is zero almost everywhere): the tangent rounded."""
+    x, t = LAX_X * 3, LAX_Y * 7
+    got = tz.jvp(lambda a: tz.lax.reduce_precision(a, 5, 2), (x,), (t,))
+    want = jax.jvp(lambda a: jax.lax.reduce_precision(a, 5, 2), (x,), (t,))
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+
+
 LAX_GRADS = [
     ("cummax", lambda L, a: (L.cummax(a, axis=1) ** 2).sum()),
     ("cumlogsumexp", lambda L, a: (L.cumlogsumexp(a, axis=1, reverse=True) * np.arange(5.0)).sum()),
     ("associative_scan", lambda L, a: (L.associative_scan(lambda p, q: (p[0] * q[0], p[1] * q[0] + q[1]),
                                                           (a[0] + 2, a[1]))[1] ** 2).sum()),
     ("clamp", lambda L, a: (L.clamp(-0.5, a, 0.7) * a).sum()),
+    ("reduce_precision", lambda L, a: (L.reduce_precision(a * 3, 5, 2) * a).sum()),
     ("top_k", lambda L, a: (L.top_k(a, 2)[0] ** 2).sum()),
     ("sort_key_val", lambda L, a: (L.sort_key_val(a[0], a[1])[1] * np.arange(5.0)).sum()),
 ]
