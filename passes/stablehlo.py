@@ -377,6 +377,16 @@ def optimization_barrier(*values: Value) -> list[Value]:
     return list(create("stablehlo.optimization_barrier", [spec(v) for v in values], values).results)
 
 
+def copy(x: Value) -> Value:
+    """A copy of `x` in a buffer of its own, which IREE 3.13 neither folds into `x` nor computes
+    as a constant: `x` behind a barrier (no copy by itself), reversed twice along its widest
+    dim. For the in-place ops (sorts, scatters, updates) IREE would otherwise carry out in a
+    buffer it may not or must not write."""
+    shape = spec(x).shape
+    widest = max(range(len(shape)), key=lambda d: shape[d])
+    return reverse(reverse(optimization_barrier(x)[0], [widest]), [widest])
+
+
 # --------------------------------------------------------------------------- contractions
 
 

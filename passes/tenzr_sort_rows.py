@@ -44,12 +44,10 @@ def _operands_of_their_own(op: ir.Operation) -> None:
         elif made_by is not None and made_by.name == sh.slice_.op_name and isinstance(made_by.operands[0],
                                                                                        ir.BlockArgument):
             # IREE 3.13 sorts a slice of an argument in the argument's buffer, which it may not
-            # write (the same error); a barrier would let the sort write what other ops read
-            # as the slice. Reversed twice, it is a copy of its own, which IREE does not fold.
-            shape = sh.spec(value).shape
-            widest = max(range(len(shape)), key=lambda d: shape[d])
+            # write (the same error); a barrier alone would let the sort write what other ops
+            # read as the slice.
             with op.location, ir.InsertionPoint(op):
-                op.operands[i] = sh.reverse(sh.reverse(value, [widest]), [widest])
+                op.operands[i] = sh.copy(value)
 
 
 @register

@@ -400,11 +400,12 @@ def test_a_slice_of_a_padded_reduction_waits_for_the_reduction(monkeypatch, form
             np.testing.assert_array_equal(written, [x[0], ct[0]])
 
 
-def test_updates_of_a_64_bit_splat_leave_the_splat_alone(x64):
-    """IREE 3.13 wrote an in-place update of a float64, int64 or complex splat into the
-    splat's one buffer: `ones.at[i].add(a), ones` gave zeros for the second (and complex
-    results swapped), and several updates of one such splat failed to compile.
-    tenzr-compute-updated-splats updates a computed copy instead."""
+def test_updates_of_values_computed_from_constants_leave_them_alone(x64):
+    """IREE 3.13 wrote an in-place update of an iota, or of a float64, int64 or complex splat,
+    into the buffer the value's other uses read: `ones.at[i].add(a), ones` gave zeros for the
+    second (complex results swapped), `arange.at[i].add(3), arange` zeros for the first, a
+    loop over updates of `ones` zeros for `ones`, and several updates of one such splat failed
+    to compile. tenzr-copy-updated-constants updates a copy instead."""
     def one_update(a, i):
         ones = tz.ones(5, dtype=a.dtype)
         return ones.at[i].add(a), ones
@@ -415,9 +416,11 @@ def test_updates_of_a_64_bit_splat_leave_the_splat_alone(x64):
         np.testing.assert_array_equal(updated, [1, 1, 1, 1 + a, 1])
 
     def many_updates(a, i):
-        ones = tz.ones(5)
+        ones, iota = tz.ones(5), tz.arange(5)
+        looped = tz.lax.fori_loop(0, 3, lambda k, b: b.at[k].multiply(a), ones)
         return (ones.at[1].add(a), ones.at[i].multiply(a), ones.at[i].max(a), ones.at[i].set(a),
-                tz.lax.dynamic_update_slice(ones, a[None], (i,)), ones.reshape(5, 1).at[i, 0].add(a), ones * a)
+                tz.lax.dynamic_update_slice(ones, a[None], (i,)), ones.reshape(5, 1).at[i, 0].add(a), ones * a,
+                looped, iota.at[i].add(3), iota.astype(np.int32).at[i].add(3), iota)
 
     a = np.float64(3)
     results = tz.jit(many_updates)(a, np.int64(3))
@@ -426,6 +429,7 @@ def test_updates_of_a_64_bit_splat_leave_the_splat_alone(x64):
     for e in expected[1:]:
         e[3] = 3
     expected[5] = np.array([[1], [1], [1], [4], [1]])
-    expected.append(np.full(5, 3.0))
+    expected += [np.full(5, 3.0), np.array([3.0, 3, 3, 1, 1]), np.array([0, 1, 2, 6, 4]), np.array([0, 1, 2, 6, 4]),
+                 np.arange(5)]
     for got, want in zip(results, expected, strict=True):
         np.testing.assert_array_equal(got, want)

@@ -46,11 +46,13 @@ func.func @constant_operand() -> tensor<3xf32> {
   return %0 : tensor<3xf32>
 }
 
-// A slice of an argument is sorted as a copy of its own, reversed twice along its widest
-// dim (IREE sorts in place and may not write into an argument); the slice itself stays.
+// A slice of an argument is sorted as a copy of its own, behind a barrier and reversed
+// twice along its widest dim (IREE sorts in place and may not write into an argument); the
+// slice itself stays.
 // CHECK-LABEL: func.func @slice_of_an_argument
 // CHECK: %[[S:.*]] = stablehlo.slice %arg0 [0:2, 0:4]
-// CHECK: %[[R:.*]] = stablehlo.reverse %[[S]], dims = [1]
+// CHECK: %[[B:.*]] = stablehlo.optimization_barrier %[[S]]
+// CHECK: %[[R:.*]] = stablehlo.reverse %[[B]], dims = [1]
 // CHECK: %[[RR:.*]] = stablehlo.reverse %[[R]], dims = [1]
 // CHECK: %[[O:.*]] = "stablehlo.sort"(%[[RR]])
 // CHECK: return %[[O]], %[[S]]

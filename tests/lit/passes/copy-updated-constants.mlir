@@ -1,0 +1,71 @@
+// tenzr-copy-updated-constants: a scatter or dynamic_update_slice of a value computed from
+// constants alone (an iota, a 64-bit or complex splat) updates a copy of it, behind a barrier
+// and reversed twice along its widest dim; dense constants, splats IREE fills per use (32-bit
+// elements, 64-bit ones whose halves repeat, such as zero) and values computed from the
+// arguments stay.
+// RUN: tenzr-opt %s --tenzr-copy-updated-constants | filecheck %s
+
+// CHECK-LABEL: func.func @float64_ones
+// CHECK: %[[ONES:.*]] = stablehlo.constant dense<1.000000e+00> : tensor<5xf64>
+// CHECK: %[[KEPT:.*]] = stablehlo.optimization_barrier %[[ONES]] : tensor<5xf64>
+// CHECK: %[[R:.*]] = stablehlo.reverse %[[KEPT]], dims = [0] : tensor<5xf64>
+// CHECK: %[[COPY:.*]] = stablehlo.reverse %[[R]], dims = [0] : tensor<5xf64>
+// CHECK: stablehlo.dynamic_update_slice %[[COPY]], %arg0, %arg1
+// CHECK: return %{{.*}}, %[[ONES]]
+func.func @float64_ones(%u: tensor<1xf64>, %i: tensor<i64>) -> (tensor<5xf64>, tensor<5xf64>) {
+  %ones = stablehlo.constant dense<1.0> : tensor<5xf64>
+  %0 = stablehlo.dynamic_update_slice %ones, %u, %i : (tensor<5xf64>, tensor<1xf64>, tensor<i64>) -> tensor<5xf64>
+  return %0, %ones : tensor<5xf64>, tensor<5xf64>
+}
+
+// An iota (of any type), and a complex zero built from two real ones and reshaped: the copy
+// is along the widest dim.
+// CHECK-LABEL: func.func @computed_from_constants
+// CHECK: %[[IOTA:.*]] = stablehlo.iota dim = 1 : tensor<2x3xi32>
+// CHECK: %[[B:.*]] = stablehlo.optimization_barrier %[[IOTA]]
+// CHECK: %[[R:.*]] = stablehlo.reverse %[[B]], dims = [1]
+// CHECK: %[[C:.*]] = stablehlo.reverse %[[R]], dims = [1]
+// CHECK: stablehlo.dynamic_update_slice %[[C]], %arg0
+// CHECK: %[[Z:.*]] = stablehlo.reshape %{{.*}} : (tensor<4xcomplex<f32>>) -> tensor<2x2xcomplex<f32>>
+// CHECK: %[[ZB:.*]] = stablehlo.optimization_barrier %[[Z]]
+// CHECK: %[[ZR:.*]] = stablehlo.reverse %[[ZB]], dims = [0]
+// CHECK: %[[ZC:.*]] = stablehlo.reverse %[[ZR]], dims = [0]
+// CHECK: "stablehlo.scatter"(%[[ZC]],
+func.func @computed_from_constants(%v: tensor<1x1xi32>, %i: tensor<1x1xi32>, %u: tensor<1x2xcomplex<f32>>)
+    -> (tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x2xcomplex<f32>>) {
+  %iota = stablehlo.iota dim = 1 : tensor<2x3xi32>
+  %c = stablehlo.constant dense<1> : tensor<i32>
+  %0 = stablehlo.dynamic_update_slice %iota, %v, %c, %c : (tensor<2x3xi32>, tensor<1x1xi32>, tensor<i32>, tensor<i32>) -> tensor<2x3xi32>
+  %zero = stablehlo.constant dense<0.0> : tensor<4xf32>
+  %z = stablehlo.complex %zero, %zero : tensor<4xcomplex<f32>>
+  %r = stablehlo.reshape %z : (tensor<4xcomplex<f32>>) -> tensor<2x2xcomplex<f32>>
+  %1 = "stablehlo.scatter"(%r, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+  ^bb0(%a: tensor<complex<f32>>, %b: tensor<complex<f32>>):
+    %s = stablehlo.add %a, %b : tensor<complex<f32>>
+    stablehlo.return %s : tensor<complex<f32>>
+  }) : (tensor<2x2xcomplex<f32>>, tensor<1x1xi32>, tensor<1x2xcomplex<f32>>) -> tensor<2x2xcomplex<f32>>
+  return %0, %iota, %1 : tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x2xcomplex<f32>>
+}
+
+// CHECK-LABEL: func.func @updated_where_they_are
+// CHECK-NOT: stablehlo.optimization_barrier
+// CHECK: stablehlo.dynamic_update_slice %cst, %arg0, %arg2
+// CHECK: stablehlo.dynamic_update_slice %cst_0, %arg1, %arg2
+// CHECK: stablehlo.dynamic_update_slice %c, %{{.*}}, %arg2
+// CHECK: stablehlo.dynamic_update_slice %cst_1, %arg0, %arg2
+// CHECK: stablehlo.dynamic_update_slice %{{.*}}, %arg0, %arg2
+func.func @updated_where_they_are(%u: tensor<1xf64>, %v: tensor<1xf32>, %i: tensor<i64>, %x: tensor<5xf64>)
+    -> (tensor<5xf64>, tensor<5xf32>, tensor<5xi64>, tensor<5xf64>, tensor<5xf64>) {
+  %zeros = stablehlo.constant dense<0.0> : tensor<5xf64>
+  %ones = stablehlo.constant dense<1.0> : tensor<5xf32>
+  %halves = stablehlo.constant dense<4294967297> : tensor<5xi64>
+  %dense = stablehlo.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0]> : tensor<5xf64>
+  %0 = stablehlo.dynamic_update_slice %zeros, %u, %i : (tensor<5xf64>, tensor<1xf64>, tensor<i64>) -> tensor<5xf64>
+  %1 = stablehlo.dynamic_update_slice %ones, %v, %i : (tensor<5xf32>, tensor<1xf32>, tensor<i64>) -> tensor<5xf32>
+  %w = stablehlo.convert %u : (tensor<1xf64>) -> tensor<1xi64>
+  %2 = stablehlo.dynamic_update_slice %halves, %w, %i : (tensor<5xi64>, tensor<1xi64>, tensor<i64>) -> tensor<5xi64>
+  %3 = stablehlo.dynamic_update_slice %dense, %u, %i : (tensor<5xf64>, tensor<1xf64>, tensor<i64>) -> tensor<5xf64>
+  %y = stablehlo.add %x, %dense : tensor<5xf64>
+  %4 = stablehlo.dynamic_update_slice %y, %u, %i : (tensor<5xf64>, tensor<1xf64>, tensor<i64>) -> tensor<5xf64>
+  return %0, %1, %2, %3, %4 : tensor<5xf64>, tensor<5xf32>, tensor<5xi64>, tensor<5xf64>, tensor<5xf64>
+}
