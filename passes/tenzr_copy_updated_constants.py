@@ -1,5 +1,6 @@
 """`tenzr-copy-updated-constants`: a scatter, dynamic_update_slice or loop of a value that
-IREE computes from constants alone updates a copy of it, one IREE neither folds nor shares.
+IREE computes from constants alone, or of an argument the function also returns, updates a
+copy of it, one IREE neither folds nor shares.
 
 IREE 3.13 lets such an update write into the buffer of the value it updates, which the
 value's other uses then read, and leaves the update's own result unwritten:
@@ -11,6 +12,10 @@ happens to a splat constant of a 64-bit element whose halves differ (a float64 o
 per use (those, and dense constants, came back right), but computes a wider one once. Two
 updates of one such splat wrote one buffer, and failed to compile under IREE's wave
 schedule ("'stream.yield' op used resource not listed in explicit captures").
+
+A function's argument that the function also returns (unchanged or reshaped) is another
+such value: `x.at[i].add(a), x` returned the updated x twice (reads of x, such as `x * 2`,
+came back right: IREE runs them before the update).
 
 The copy is `sh.copy`: the value behind an optimization barrier (which stops IREE computing
 it as a constant, but is no copy by itself: the update then wrote the barrier's operand),
@@ -57,6 +62,8 @@ def _written_in_place(value: Value) -> bool:
     s = sh.spec(value)
     if s.rank == 0 or s.size == 0:
         return False
+    if _returned_argument(value):
+        return True
     made = sh.producer(value)
     if made is not None and made.name == sh.constant.op_name:
         element = splat_element(value)
@@ -67,6 +74,25 @@ def _written_in_place(value: Value) -> bool:
         data = np.asarray(element.value, numpy_dtype(s.dtype)).tobytes()
         return data[:4] != data[4:]  # (a 32-bit pattern, as zero's, is filled per use)
     return _from_constants(value, _LOOKS_BACK)
+
+
+def _returned_argument(value: Value) -> bool:
+    """Whether `value` is a function's argument (or a reshape of one) that the function also
+    returns, unchanged or reshaped."""
+    while (made := sh.producer(value)) is not None and made.name == sh.reshape.op_name:
+        value = made.operands[0]
+    if not (isinstance(value, ir.BlockArgument) and value.owner.owner.operation.name == "func.func"):
+        return False
+    escaping, seen = [value], 0
+    while seen < len(escaping):
+        for use in escaping[seen].uses:
+            user = use.owner.operation
+            if user.name == "func.return":
+                return True
+            if user.name == sh.reshape.op_name:
+                escaping.append(user.results[0])
+        seen += 1
+    return False
 
 
 def _from_constants(value: Value, depth: int) -> bool:
@@ -85,8 +111,9 @@ def _from_constants(value: Value, depth: int) -> bool:
 class TenzrCopyUpdatedConstants(Pass):
     flag: ClassVar[str] = "tenzr-copy-updated-constants"
     summary: ClassVar[str] = ("Let a scatter, dynamic_update_slice or loop of a value computed from constants alone "
-                              "(an iota, a 64-bit or complex splat) update a copy of it (IREE 3.13 writes such an "
-                              "update into the buffer the value's other uses read).")
+                              "(an iota, a 64-bit or complex splat), or of an argument the function also returns, "
+                              "update a copy of it (IREE 3.13 writes such an update into the buffer the value's other "
+                              "uses read).")
 
     def run(self, module: ir.Operation) -> None:
         copy_updated_constants(module)

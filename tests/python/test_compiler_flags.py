@@ -433,3 +433,22 @@ def test_updates_of_values_computed_from_constants_leave_them_alone(x64):
                  np.arange(5)]
     for got, want in zip(results, expected, strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+def test_updating_an_argument_the_function_also_returns_leaves_the_argument_alone():
+    """IREE 3.13 wrote an update of an argument into the buffer it returned as the argument:
+    `x.at[i].add(7), x` gave the updated x twice (reads of x came back right)."""
+    x = np.arange(10.0, dtype=np.float32).reshape(2, 5)
+    updated = x.copy()
+    updated[0, 3] += 7
+    cases = {
+        (lambda x, i: (x.at[0, i].add(7.0), x)): (updated, x),
+        (lambda x, i: (x, tz.lax.dynamic_update_slice(x, updated[:1, 3:4], (0, i)))): (x, updated),
+        (lambda x, i: (x.reshape(5, 2).reshape(10).at[i].add(7.0).reshape(2, 5), x.reshape(10))): (updated, x.ravel()),
+        (lambda x, i: (tz.lax.fori_loop(0, 1, lambda k, b: b.at[0, i].add(7.0), x), x)): (updated, x),
+        (lambda x, i: (x.at[0, i].add(7.0), x * 2)): (updated, 2 * x),
+    }
+    for f, want in cases.items():
+        for got, expected in zip(tz.jit(f)(x, np.int32(3)), want, strict=True):
+            np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(x, np.arange(10.0).reshape(2, 5))  # (the caller's array is untouched)

@@ -1,8 +1,8 @@
-// tenzr-copy-updated-constants: a scatter or dynamic_update_slice of a value computed from
-// constants alone (an iota, a 64-bit or complex splat) updates a copy of it, behind a barrier
-// and reversed twice along its widest dim; dense constants, splats IREE fills per use (32-bit
-// elements, 64-bit ones whose halves repeat, such as zero) and values computed from the
-// arguments stay.
+// tenzr-copy-updated-constants: a scatter, dynamic_update_slice or loop of a value computed
+// from constants alone (an iota, a 64-bit or complex splat), or of an argument the function
+// also returns, updates a copy of it, behind a barrier and reversed twice along its widest
+// dim; dense constants, splats IREE fills per use (32-bit elements, 64-bit ones whose halves
+// repeat, such as zero) and values computed from the arguments stay.
 // RUN: tenzr-opt %s --tenzr-copy-updated-constants | filecheck %s
 
 // CHECK-LABEL: func.func @float64_ones
@@ -68,4 +68,22 @@ func.func @updated_where_they_are(%u: tensor<1xf64>, %v: tensor<1xf32>, %i: tens
   %y = stablehlo.add %x, %dense : tensor<5xf64>
   %4 = stablehlo.dynamic_update_slice %y, %u, %i : (tensor<5xf64>, tensor<1xf64>, tensor<i64>) -> tensor<5xf64>
   return %0, %1, %2, %3, %4 : tensor<5xf64>, tensor<5xf32>, tensor<5xi64>, tensor<5xf64>, tensor<5xf64>
+}
+
+// An argument the function also returns (here through a reshape) is updated as a copy; one
+// it only reads, or only updates, is updated where it is.
+// CHECK-LABEL: func.func @arguments
+// CHECK: %[[B:.*]] = stablehlo.optimization_barrier %arg0 : tensor<2x3xf32>
+// CHECK: %[[R:.*]] = stablehlo.reverse %[[B]], dims = [1]
+// CHECK: %[[C:.*]] = stablehlo.reverse %[[R]], dims = [1]
+// CHECK: stablehlo.dynamic_update_slice %[[C]], %arg2
+// CHECK: stablehlo.dynamic_update_slice %arg1, %arg2
+// CHECK-NOT: stablehlo.optimization_barrier
+func.func @arguments(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>, %u: tensor<1x1xf32>, %i: tensor<i32>)
+    -> (tensor<2x3xf32>, tensor<6xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0 = stablehlo.dynamic_update_slice %x, %u, %i, %i : (tensor<2x3xf32>, tensor<1x1xf32>, tensor<i32>, tensor<i32>) -> tensor<2x3xf32>
+  %flat = stablehlo.reshape %x : (tensor<2x3xf32>) -> tensor<6xf32>
+  %1 = stablehlo.dynamic_update_slice %y, %u, %i, %i : (tensor<2x3xf32>, tensor<1x1xf32>, tensor<i32>, tensor<i32>) -> tensor<2x3xf32>
+  %2 = stablehlo.multiply %y, %y : tensor<2x3xf32>
+  return %0, %flat, %1, %2 : tensor<2x3xf32>, tensor<6xf32>, tensor<2x3xf32>, tensor<2x3xf32>
 }
