@@ -44,6 +44,8 @@ in place), and how many of their first operands they may write. (Sorts also sort
 but sort-rows already copies a slice of an argument and puts a constant behind a barrier,
 and a sorted splat is the splat.)"""
 
+_SPLAT_KEEPING = frozenset({"stablehlo.reshape", "stablehlo.broadcast_in_dim"})
+
 _LOOKS_BACK = 16
 """How many ops back an operand is followed to the constants it is computed from."""
 
@@ -64,11 +66,15 @@ def _written_in_place(value: Value) -> bool:
         return False
     if _returned_argument(value):
         return True
-    made = sh.producer(value)
+    leaf = value  # (a splat constant's reshapes and broadcasts are splats of its element)
+    while (made := sh.producer(leaf)) is not None and made.name in _SPLAT_KEEPING:
+        leaf = made.operands[0]
     if made is not None and made.name == sh.constant.op_name:
-        element = splat_element(value)
-        if element is None or not (s.is_complex or numpy_dtype(s.dtype).itemsize == 8):
-            return False  # (dense constants, and splats IREE fills per use)
+        element = splat_element(leaf)
+        if element is None:
+            return leaf is not value  # (a dense constant is right; IREE computes its reshapes and broadcasts)
+        if not (s.is_complex or numpy_dtype(s.dtype).itemsize == 8):
+            return False  # (splats IREE fills per use)
         if s.is_complex:
             return True
         data = np.asarray(element.value, numpy_dtype(s.dtype)).tobytes()

@@ -54,8 +54,10 @@ func.func @computed_from_constants(%v: tensor<1x1xi32>, %i: tensor<1x1xi32>, %u:
 // CHECK: stablehlo.dynamic_update_slice %c, %{{.*}}, %arg2
 // CHECK: stablehlo.dynamic_update_slice %cst_1, %arg0, %arg2
 // CHECK: stablehlo.dynamic_update_slice %{{.*}}, %arg0, %arg2
+// CHECK: %[[WIDE:.*]] = stablehlo.broadcast_in_dim %cst_2
+// CHECK: stablehlo.dynamic_update_slice %[[WIDE]], %arg1, %arg2
 func.func @updated_where_they_are(%u: tensor<1xf64>, %v: tensor<1xf32>, %i: tensor<i64>, %x: tensor<5xf64>)
-    -> (tensor<5xf64>, tensor<5xf32>, tensor<5xi64>, tensor<5xf64>, tensor<5xf64>) {
+    -> (tensor<5xf64>, tensor<5xf32>, tensor<5xi64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf32>) {
   %zeros = stablehlo.constant dense<0.0> : tensor<5xf64>
   %ones = stablehlo.constant dense<1.0> : tensor<5xf32>
   %halves = stablehlo.constant dense<4294967297> : tensor<5xi64>
@@ -67,7 +69,10 @@ func.func @updated_where_they_are(%u: tensor<1xf64>, %v: tensor<1xf32>, %i: tens
   %3 = stablehlo.dynamic_update_slice %dense, %u, %i : (tensor<5xf64>, tensor<1xf64>, tensor<i64>) -> tensor<5xf64>
   %y = stablehlo.add %x, %dense : tensor<5xf64>
   %4 = stablehlo.dynamic_update_slice %y, %u, %i : (tensor<5xf64>, tensor<1xf64>, tensor<i64>) -> tensor<5xf64>
-  return %0, %1, %2, %3, %4 : tensor<5xf64>, tensor<5xf32>, tensor<5xi64>, tensor<5xf64>, tensor<5xf64>
+  %two = stablehlo.constant dense<2.0> : tensor<f32>
+  %wide = stablehlo.broadcast_in_dim %two, dims = [] : (tensor<f32>) -> tensor<5xf32>
+  %5 = stablehlo.dynamic_update_slice %wide, %v, %i : (tensor<5xf32>, tensor<1xf32>, tensor<i64>) -> tensor<5xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<5xf64>, tensor<5xf32>, tensor<5xi64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf32>
 }
 
 // An argument the function also returns (here through a reshape) is updated as a copy; one
