@@ -1,10 +1,7 @@
 """`tenzr-sort-rows`: a rank-1 sort of several operands, sorted as one row of a rank-2
-one (IREE 3.13's Vulkan compiler crashes on the first); and a constant operand of a sort
-passed through an optimization barrier (IREE 3.13 sorts in place, and a constant is a global
-it may not write: "write affecting operations on global resources are restricted to
-workgroup distributed contexts", from `tz.sort` of an array a jitted function closes over),
-a slice of an argument copied (the same error, from `tz.sort(x[:2])`). A sort along a dim
-of one element is its operands."""
+one (IREE 3.13's Vulkan compiler crashes on the first). A sort along a dim of one element is
+its operands. (tenzr-copy-in-place-operands gives a sort's constant operands and slices of
+arguments copies of their own.)"""
 
 from __future__ import annotations
 
@@ -22,7 +19,6 @@ def sort_rows(module: ir.Operation) -> None:
         if sh.spec(op.operands[0]).shape[ir.IntegerAttr(op.attributes["dimension"]).value] <= 1:
             replace_op(op, list(op.operands))  # (one element per row: nothing to sort)
             continue
-        _operands_of_their_own(op)
         specs = [sh.spec(v) for v in op.operands]
         if specs[0].rank != 1 or len(specs) < 2:
             continue
@@ -33,31 +29,12 @@ def sort_rows(module: ir.Operation) -> None:
             replace_op(op, [sh.reshape(v, s.shape) for v, s in zip(sorted_rows, specs, strict=True)])
 
 
-def _operands_of_their_own(op: ir.Operation) -> None:
-    """The sort's constant operands behind barriers, its slices of arguments copied: IREE
-    sorts in place, and may write neither."""
-    for i, value in enumerate(op.operands):
-        made_by = sh.producer(value)
-        if made_by is not None and made_by.name == sh.constant.op_name:
-            with op.location, ir.InsertionPoint(op):
-                op.operands[i] = sh.optimization_barrier(value)[0]
-        elif made_by is not None and made_by.name == sh.slice_.op_name and isinstance(made_by.operands[0],
-                                                                                       ir.BlockArgument):
-            # IREE 3.13 sorts a slice of an argument in the argument's buffer, which it may not
-            # write (the same error); a barrier alone would let the sort write what other ops
-            # read as the slice.
-            with op.location, ir.InsertionPoint(op):
-                op.operands[i] = sh.copy(value)
-
-
 @register
 @dataclass
 class TenzrSortRows(Pass):
     flag: ClassVar[str] = "tenzr-sort-rows"
     summary: ClassVar[str] = ("Sort a rank-1 sort of several operands as one row of rank 2 (IREE 3.13's Vulkan "
-                              "compiler crashes on the first), and sort a constant behind an optimization barrier and "
-                              "a slice of an argument copied (IREE 3.13 sorts in place and may not write a "
-                              "constant's global or an argument).")
+                              "compiler crashes on the first); drop a sort along a dim of one element.")
 
     def run(self, module: ir.Operation) -> None:
         sort_rows(module)

@@ -38,7 +38,7 @@ slice (which no pass folds) came back wrong in 47-81 of 200 calls waved, in 0 of
 serially. Same process (Emerald Rapids, each CPU driver), the value_and_grad steps of the
 five benchmark models ran within -13%..+2% of the waved schedule (noise); GPU targets
 unmeasured. Two updates of one 64-bit splat, which went wrong serially (and failed to
-compile waved), update copies instead (tenzr-copy-updated-constants)."""
+compile waved), update copies instead (tenzr-copy-in-place-operands)."""
 
 TILING = "--iree-dispatch-creation-data-tiling"
 AGGRESSIVE_FUSION = "--iree-dispatch-creation-enable-aggressive-fusion"

@@ -405,7 +405,7 @@ def test_updates_of_values_computed_from_constants_leave_them_alone(x64):
     into the buffer the value's other uses read: `ones.at[i].add(a), ones` gave zeros for the
     second (complex results swapped), `arange.at[i].add(3), arange` zeros for the first, a
     loop over updates of `ones` zeros for `ones`, and several updates of one such splat failed
-    to compile. tenzr-copy-updated-constants updates a copy instead."""
+    to compile. tenzr-copy-in-place-operands updates a copy instead."""
     def one_update(a, i):
         ones = tz.ones(5, dtype=a.dtype)
         return ones.at[i].add(a), ones
@@ -436,8 +436,10 @@ def test_updates_of_values_computed_from_constants_leave_them_alone(x64):
 
 
 def test_updating_an_argument_the_function_also_returns_leaves_the_argument_alone():
-    """IREE 3.13 wrote an update of an argument into the buffer it returned as the argument:
-    `x.at[i].add(7), x` gave the updated x twice (reads of x came back right)."""
+    """IREE 3.13 wrote an update or sort of an argument into the buffer it returned as the
+    argument: `x.at[i].add(7), x` gave the updated x twice, `tz.sort(x), x` the sorted x twice
+    (reads of x came back right); a sorted constant returned beside its sort came back sorted
+    too. tenzr-copy-in-place-operands copies them first."""
     x = np.arange(10.0, dtype=np.float32).reshape(2, 5)
     updated = x.copy()
     updated[0, 3] += 7
@@ -447,8 +449,14 @@ def test_updating_an_argument_the_function_also_returns_leaves_the_argument_alon
         (lambda x, i: (x.reshape(5, 2).reshape(10).at[i].add(7.0).reshape(2, 5), x.reshape(10))): (updated, x.ravel()),
         (lambda x, i: (tz.lax.fori_loop(0, 1, lambda k, b: b.at[0, i].add(7.0), x), x)): (updated, x),
         (lambda x, i: (x.at[0, i].add(7.0), x * 2)): (updated, 2 * x),
+        (lambda x, i: (tz.sort(-x, axis=1), -x)): (np.sort(-x, axis=1), -x),  # (-x: a computed value, right)
+        (lambda x, i: (tz.sort(x[::-1], axis=0), x)): (np.sort(x[::-1], axis=0), x),
+        (lambda x, i: (tz.sort(x.reshape(10)), x)): (np.sort(x.reshape(10)), x),
+        (lambda x, i: (tz.sort(tz.asarray(x[:, ::-1].copy()), axis=1), tz.asarray(x[:, ::-1].copy()))):
+            (x, x[:, ::-1]),  # (a constant: sorted once in its own buffer, which later calls read)
     }
     for f, want in cases.items():
-        for got, expected in zip(tz.jit(f)(x, np.int32(3)), want, strict=True):
-            np.testing.assert_array_equal(got, expected)
+        for _ in range(2):
+            for got, expected in zip(tz.jit(f)(x, np.int32(3)), want, strict=True):
+                np.testing.assert_array_equal(got, expected)
     np.testing.assert_array_equal(x, np.arange(10.0).reshape(2, 5))  # (the caller's array is untouched)

@@ -30,42 +30,6 @@ func.func @one_operand(%x: tensor<5xf32>) -> tensor<5xf32> {
   return %0 : tensor<5xf32>
 }
 
-// A constant operand is sorted behind an optimization barrier (IREE sorts in place and may
-// not write into a constant's global).
-// CHECK-LABEL: func.func @constant_operand
-// CHECK: %[[C:.*]] = stablehlo.constant
-// CHECK: %[[B:.*]] = stablehlo.optimization_barrier %[[C]]
-// CHECK: "stablehlo.sort"(%[[B]])
-func.func @constant_operand() -> tensor<3xf32> {
-  %c = stablehlo.constant dense<[3.0, 1.0, 2.0]> : tensor<3xf32>
-  %0 = "stablehlo.sort"(%c) ({
-  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-    %lt = stablehlo.compare LT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
-    stablehlo.return %lt : tensor<i1>
-  }) {dimension = 0 : i64, is_stable = true} : (tensor<3xf32>) -> tensor<3xf32>
-  return %0 : tensor<3xf32>
-}
-
-// A slice of an argument is sorted as a copy of its own, behind a barrier and reversed
-// twice along its widest dim (IREE sorts in place and may not write into an argument); the
-// slice itself stays.
-// CHECK-LABEL: func.func @slice_of_an_argument
-// CHECK: %[[S:.*]] = stablehlo.slice %arg0 [0:2, 0:4]
-// CHECK: %[[B:.*]] = stablehlo.optimization_barrier %[[S]]
-// CHECK: %[[R:.*]] = stablehlo.reverse %[[B]], dims = [1]
-// CHECK: %[[RR:.*]] = stablehlo.reverse %[[R]], dims = [1]
-// CHECK: %[[O:.*]] = "stablehlo.sort"(%[[RR]])
-// CHECK: return %[[O]], %[[S]]
-func.func @slice_of_an_argument(%x: tensor<3x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
-  %s = stablehlo.slice %x [0:2, 0:4] : (tensor<3x4xf32>) -> tensor<2x4xf32>
-  %0 = "stablehlo.sort"(%s) ({
-  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-    %lt = stablehlo.compare LT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
-    stablehlo.return %lt : tensor<i1>
-  }) {dimension = 0 : i64, is_stable = true} : (tensor<2x4xf32>) -> tensor<2x4xf32>
-  return %0, %s : tensor<2x4xf32>, tensor<2x4xf32>
-}
-
 // A sort along a dim of one element is its operands.
 // CHECK-LABEL: func.func @rows_of_one
 // CHECK-NOT: stablehlo.sort

@@ -1,9 +1,10 @@
-// tenzr-copy-updated-constants: a scatter, dynamic_update_slice or loop of a value computed
-// from constants alone (an iota, a 64-bit or complex splat), or of an argument the function
-// also returns, updates a copy of it, behind a barrier and reversed twice along its widest
-// dim; dense constants, splats IREE fills per use (32-bit elements, 64-bit ones whose halves
-// repeat, such as zero) and values computed from the arguments stay.
-// RUN: tenzr-opt %s --tenzr-copy-updated-constants | filecheck %s
+// tenzr-copy-in-place-operands: a scatter, dynamic_update_slice, sort or loop of a value
+// computed from constants alone (an iota, a 64-bit or complex splat; for a sort, any constant
+// or slice of an argument), or of an argument the function also returns, gets a copy of it,
+// behind a barrier and reversed twice along its widest dim; dense constants, splats IREE
+// fills per use (32-bit elements, 64-bit ones whose halves repeat, such as zero) and values
+// computed from the arguments stay.
+// RUN: tenzr-opt %s --tenzr-copy-in-place-operands | filecheck %s
 
 // CHECK-LABEL: func.func @float64_ones
 // CHECK: %[[ONES:.*]] = stablehlo.constant dense<1.000000e+00> : tensor<5xf64>
@@ -91,4 +92,40 @@ func.func @arguments(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>, %u: tensor<1x1xf3
   %1 = stablehlo.dynamic_update_slice %y, %u, %i, %i : (tensor<2x3xf32>, tensor<1x1xf32>, tensor<i32>, tensor<i32>) -> tensor<2x3xf32>
   %2 = stablehlo.multiply %y, %y : tensor<2x3xf32>
   return %0, %flat, %1, %2 : tensor<2x3xf32>, tensor<6xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// A sort gets a copy of any constant (IREE sorts in place and may not write into a
+// constant's global)...
+// CHECK-LABEL: func.func @constant_operand
+// CHECK: %[[C:.*]] = stablehlo.constant
+// CHECK: %[[B:.*]] = stablehlo.optimization_barrier %[[C]]
+// CHECK: %[[R:.*]] = stablehlo.reverse %[[B]], dims = [0]
+// CHECK: %[[RR:.*]] = stablehlo.reverse %[[R]], dims = [0]
+// CHECK: "stablehlo.sort"(%[[RR]])
+func.func @constant_operand() -> tensor<3xf32> {
+  %c = stablehlo.constant dense<[3.0, 1.0, 2.0]> : tensor<3xf32>
+  %0 = "stablehlo.sort"(%c) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %lt = stablehlo.compare LT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) {dimension = 0 : i64, is_stable = true} : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// ... and of any slice of an argument (nor into an argument); the slice itself stays.
+// CHECK-LABEL: func.func @slice_of_an_argument
+// CHECK: %[[S:.*]] = stablehlo.slice %arg0 [0:2, 0:4]
+// CHECK: %[[B:.*]] = stablehlo.optimization_barrier %[[S]]
+// CHECK: %[[R:.*]] = stablehlo.reverse %[[B]], dims = [1]
+// CHECK: %[[RR:.*]] = stablehlo.reverse %[[R]], dims = [1]
+// CHECK: %[[O:.*]] = "stablehlo.sort"(%[[RR]])
+// CHECK: return %[[O]], %[[S]]
+func.func @slice_of_an_argument(%x: tensor<3x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %s = stablehlo.slice %x [0:2, 0:4] : (tensor<3x4xf32>) -> tensor<2x4xf32>
+  %0 = "stablehlo.sort"(%s) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %lt = stablehlo.compare LT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) {dimension = 0 : i64, is_stable = true} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %0, %s : tensor<2x4xf32>, tensor<2x4xf32>
 }

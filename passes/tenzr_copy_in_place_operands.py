@@ -1,0 +1,134 @@
+"""`tenzr-copy-in-place-operands`: an op that IREE 3.13 carries out in the buffer of an
+operand (a scatter, dynamic_update_slice, sort or loop) gets a copy of that operand where
+IREE would otherwise write a buffer that other uses read or that it may not write.
+
+Which operands, all measured on IREE 3.13:
+- Anything computed from constants alone. IREE writes the update into the buffer the value's
+  other uses read, and leaves the update's own result unwritten:
+  `tz.arange(5).at[i].add(3), tz.arange(5)` gave zeros and the updated iota (integer iotas;
+  float ones came back right); with x64, `tz.ones(5).at[i].add(a), tz.ones(5)` gave the
+  update and zeros, as did a `fori_loop` over updates of `tz.ones(5)` beside it. Of bare
+  constants (and their reshapes and broadcasts) only splats of a 64-bit element whose halves
+  differ (a float64 or int64 one, -0.0) or of a complex one (zeros too) go wrong: IREE fills
+  a buffer with a splat of 32 bits or fewer per use and reads dense constants from a copy,
+  but computes a wider splat once. Two updates of one such splat wrote one buffer, and failed
+  to compile under IREE's wave schedule ("'stream.yield' op used resource not listed in
+  explicit captures").
+- A function's argument that the function also returns (unchanged or reshaped):
+  `x.at[i].add(a), x` returned the updated x twice, `tz.sort(x), x` the sorted x twice
+  (reads of x, such as `x * 2`, came back right: IREE runs them before the update).
+- Of a sort, every constant (`tz.sort(c), c` returned c sorted, and a sort of a constant
+  once failed to compile: "write affecting operations on global resources are restricted to
+  workgroup distributed contexts", from `tz.sort` of an array a jitted function closes over)
+  and every slice of an argument (the same error, from `tz.sort(x[:2])`).
+
+The copy is `sh.copy`: the value behind an optimization barrier (which stops IREE computing
+it as a constant, but is no copy by itself: the update then wrote the barrier's operand),
+reversed twice along its widest dim (which IREE does not fold).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from tenzr.dialect.context import ops_named
+from tenzr.dialect.ir_imports import Value, ir
+from tenzr.dialect.types import numpy_dtype
+from tenzr.passes import stablehlo as sh
+from tenzr.passes.registry import Pass, register
+from tenzr.passes.views import splat_element
+
+_IN_PLACE = {"stablehlo.scatter": lambda op: (len(op.operands) - 1) // 2,
+             "stablehlo.dynamic_update_slice": lambda op: 1,
+             "stablehlo.while": lambda op: len(op.operands),
+             "stablehlo.sort": lambda op: len(op.operands)}
+"""The ops IREE may carry out in an operand's buffer (a loop: in the buffers its body updates
+in place), and how many of their first operands they may write."""
+
+_SPLAT_KEEPING = frozenset({"stablehlo.reshape", "stablehlo.broadcast_in_dim"})
+
+_LOOKS_BACK = 16
+"""How many ops back an operand is followed to the constants it is computed from."""
+
+
+def copy_in_place_operands(module: ir.Operation) -> None:
+    for op in ops_named(module, set(_IN_PLACE)):
+        for i in range(_IN_PLACE[op.name](op)):
+            value = op.operands[i]
+            if _needs_a_copy(op, value):
+                with op.location, ir.InsertionPoint(op):
+                    op.operands[i] = sh.copy(value)
+
+
+def _needs_a_copy(op: ir.Operation, value: Value) -> bool:
+    """Whether IREE 3.13 would carry `op` out in a buffer that other uses of `value` read, or
+    that it may not write."""
+    s = sh.spec(value)
+    if s.rank == 0 or s.size == 0:
+        return False
+    if _returned_argument(value):
+        return True
+    if op.name == sh.sort.op_name:
+        made = sh.producer(value)
+        return _from_constants(value, _LOOKS_BACK) or (
+            made is not None and made.name == sh.slice_.op_name and isinstance(made.operands[0], ir.BlockArgument))
+    leaf = value  # (a splat constant's reshapes and broadcasts are splats of its element)
+    while (made := sh.producer(leaf)) is not None and made.name in _SPLAT_KEEPING:
+        leaf = made.operands[0]
+    if made is not None and made.name == sh.constant.op_name:
+        element = splat_element(leaf)
+        if element is None:
+            return leaf is not value  # (a dense constant is right; IREE computes its reshapes and broadcasts)
+        if not (s.is_complex or numpy_dtype(s.dtype).itemsize == 8):
+            return False  # (splats IREE fills per use)
+        if s.is_complex:
+            return True
+        data = np.asarray(element.value, numpy_dtype(s.dtype)).tobytes()
+        return data[:4] != data[4:]  # (a 32-bit pattern, as zero's, is filled per use)
+    return _from_constants(value, _LOOKS_BACK)
+
+
+def _returned_argument(value: Value) -> bool:
+    """Whether `value` is a function's argument (or a reshape of one) that the function also
+    returns, unchanged or reshaped."""
+    while (made := sh.producer(value)) is not None and made.name == sh.reshape.op_name:
+        value = made.operands[0]
+    if not (isinstance(value, ir.BlockArgument) and value.owner.owner.operation.name == "func.func"):
+        return False
+    escaping, seen = [value], 0
+    while seen < len(escaping):
+        for use in escaping[seen].uses:
+            user = use.owner.operation
+            if user.name == "func.return":
+                return True
+            if user.name == sh.reshape.op_name:
+                escaping.append(user.results[0])
+        seen += 1
+    return False
+
+
+def _from_constants(value: Value, depth: int) -> bool:
+    """Whether `value` is computed from constants and iotas alone, by ops without regions
+    (looking `depth` ops back)."""
+    made = sh.producer(value)
+    if made is None or depth == 0 or len(made.regions):
+        return False
+    if made.name in (sh.constant.op_name, sh.iota.op_name):
+        return True
+    return len(made.operands) > 0 and all(_from_constants(v, depth - 1) for v in made.operands)
+
+
+@register
+@dataclass
+class TenzrCopyInPlaceOperands(Pass):
+    flag: ClassVar[str] = "tenzr-copy-in-place-operands"
+    summary: ClassVar[str] = ("Give a scatter, dynamic_update_slice, sort or loop a copy of an operand computed from "
+                              "constants alone (an iota, a 64-bit or complex splat; for a sort, any constant or slice "
+                              "of an argument) or of an argument the function also returns (IREE 3.13 carries such "
+                              "ops out in a buffer that other uses read, or that it may not write).")
+
+    def run(self, module: ir.Operation) -> None:
+        copy_in_place_operands(module)
