@@ -50,8 +50,9 @@ in place), and how many of their first operands they may write."""
 
 _SPLAT_KEEPING = frozenset({"stablehlo.reshape", "stablehlo.broadcast_in_dim"})
 
-_LOOKS_BACK = 16
-"""How many ops back an operand is followed to the constants it is computed from."""
+_LOOKS_AT = 64
+"""How many values an operand's computation is followed through to the constants it is
+computed from."""
 
 
 def copy_in_place_operands(module: ir.Operation) -> None:
@@ -73,22 +74,20 @@ def _needs_a_copy(op: ir.Operation, value: Value) -> bool:
         return True
     if op.name == sh.sort.op_name:
         made = sh.producer(value)
-        return _from_constants(value, _LOOKS_BACK) or (
-            made is not None and made.name == sh.slice_.op_name and isinstance(made.operands[0], ir.BlockArgument))
-    leaf = value  # (a splat constant's reshapes and broadcasts are splats of its element)
+        return _from_constants(value) or (made is not None and made.name == sh.slice_.op_name
+                                          and isinstance(made.operands[0], ir.BlockArgument))
+    leaf = value  # (a constant's reshapes and broadcasts: splats of its element, if it is one)
     while (made := sh.producer(leaf)) is not None and made.name in _SPLAT_KEEPING:
         leaf = made.operands[0]
-    if made is not None and made.name == sh.constant.op_name:
-        element = splat_element(leaf)
-        if element is None:
-            return leaf is not value  # (a dense constant is right; IREE computes its reshapes and broadcasts)
-        if not (s.is_complex or numpy_dtype(s.dtype).itemsize == 8):
-            return False  # (splats IREE fills per use)
-        if s.is_complex:
-            return True
-        data = np.asarray(element.value, numpy_dtype(s.dtype)).tobytes()
-        return data[:4] != data[4:]  # (a 32-bit pattern, as zero's, is filled per use)
-    return _from_constants(value, _LOOKS_BACK)
+    if made is None or made.name != sh.constant.op_name:
+        return _from_constants(value)
+    element = splat_element(leaf)
+    if element is None:
+        return leaf is not value  # (a dense constant is right; IREE computes its reshapes and broadcasts)
+    if s.is_complex:
+        return True
+    data = np.asarray(element.value, numpy_dtype(s.dtype)).tobytes()
+    return len(data) == 8 and data[:4] != data[4:]  # (IREE fills 32-bit patterns, as zero's, per use)
 
 
 def _returned_argument(value: Value) -> bool:
@@ -110,15 +109,23 @@ def _returned_argument(value: Value) -> bool:
     return False
 
 
-def _from_constants(value: Value, depth: int) -> bool:
+def _from_constants(value: Value) -> bool:
     """Whether `value` is computed from constants and iotas alone, by ops without regions
-    (looking `depth` ops back)."""
-    made = sh.producer(value)
-    if made is None or depth == 0 or len(made.regions):
-        return False
-    if made.name in (sh.constant.op_name, sh.iota.op_name):
-        return True
-    return len(made.operands) > 0 and all(_from_constants(v, depth - 1) for v in made.operands)
+    (looking at _LOOKS_AT values at most)."""
+    pending, seen = [value], {value}
+    while pending:
+        made = sh.producer(pending.pop())
+        if made is None or len(made.regions) or len(seen) > _LOOKS_AT:
+            return False
+        if made.name in (sh.constant.op_name, sh.iota.op_name):
+            continue
+        if not len(made.operands):
+            return False
+        for v in made.operands:
+            if v not in seen:
+                seen.add(v)
+                pending.append(v)
+    return True
 
 
 @register
