@@ -635,6 +635,9 @@ def approx_max_k(operand: Any, k: int, reduction_dimension: int = -1, recall_tar
     and their indices: exact, as JAX's on CPU."""
     del recall_target, reduction_input_size_override, aggregate_to_topk
     x = tnp.moveaxis(asarray(operand), reduction_dimension, -1)
+    if not x.is_float:  # (as JAX: the negation below would also wrap the smallest integer)
+        raise TenzrError(f"approx_{'max' if is_max_k else 'min'}_k: operand must be a floating type, got {x.dtype}",
+                         user_location())
     values, indices = top_k(x if is_max_k else -x, k)
     values = values if is_max_k else -values
     return tnp.moveaxis(values, -1, reduction_dimension), tnp.moveaxis(indices, -1, reduction_dimension)

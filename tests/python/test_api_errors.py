@@ -60,6 +60,8 @@ MISUSE = [
      "(i32, i64), got f64"),
     ("reduce_precision_bits", lambda: tz.lax.reduce_precision(ONES, 0, 2), "reduce_precision: keeps 0 exponent and 2 "
      "mantissa bits: it needs at least one exponent bit"),
+    ("approx_min_k_of_ints", lambda: tz.lax.approx_min_k(np.array([5, -2 ** 31, 3], np.int32), 2),
+     "approx_min_k: operand must be a floating type, got int32"),
     ("bitwise_count_of_floats", lambda: tz.bitwise_count(ONES), "bitwise_count: takes integers, got float64"),
     ("matrix_transpose_1d", lambda: tz.matrix_transpose(ONES), "matrix_transpose: needs an array of rank 2 or more"),
     ("convolve_mode", lambda: tz.convolve(ONES, ONES, mode="wide"), "convolve: mode must be 'full', 'same' or 'valid'"),
