@@ -70,7 +70,7 @@ def _needs_a_copy(op: ir.Operation, value: Value) -> bool:
     s = sh.spec(value)
     if s.rank == 0 or s.size == 0:
         return False
-    if _returned_argument(value):
+    if _returned_argument(value, op):
         return True
     if op.name == sh.sort.op_name:
         made = sh.producer(value)
@@ -90,9 +90,9 @@ def _needs_a_copy(op: ir.Operation, value: Value) -> bool:
     return len(data) == 8 and data[:4] != data[4:]  # (IREE fills 32-bit patterns, as zero's, per use)
 
 
-def _returned_argument(value: Value) -> bool:
+def _returned_argument(value: Value, op: ir.Operation) -> bool:
     """Whether `value` is a function's argument (or a reshape of one) that the function also
-    returns, unchanged or reshaped."""
+    returns, unchanged, reshaped or carried through a loop other than `op`."""
     while (made := sh.producer(value)) is not None and made.name == sh.reshape.op_name:
         value = made.operands[0]
     if not (isinstance(value, ir.BlockArgument) and value.owner.owner.operation.name == "func.func"):
@@ -105,6 +105,8 @@ def _returned_argument(value: Value) -> bool:
                 return True
             if user.name == sh.reshape.op_name:
                 escaping.append(user.results[0])
+            elif user.name == sh.while_loop.op_name and user != op:  # (it may hand the buffer on)
+                escaping.append(user.results[use.operand_number])
         seen += 1
     return False
 

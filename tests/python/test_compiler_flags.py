@@ -449,6 +449,7 @@ def test_updating_an_argument_the_function_also_returns_leaves_the_argument_alon
         (lambda x, i: (x.reshape(5, 2).reshape(10).at[i].add(7.0).reshape(2, 5), x.reshape(10))): (updated, x.ravel()),
         (lambda x, i: (tz.lax.fori_loop(0, 1, lambda k, b: b.at[0, i].add(7.0), x), x)): (updated, x),
         (lambda x, i: (x.at[0, i].add(7.0), x * 2)): (updated, 2 * x),
+        (lambda x, i: (x.at[0, i].add(7.0), tz.lax.fori_loop(0, i, lambda k, b: b, x))): (updated, x),
         (lambda x, i: (tz.sort(-x, axis=1), -x)): (np.sort(-x, axis=1), -x),  # (-x: a computed value, right)
         (lambda x, i: (tz.sort(x[::-1], axis=0), x)): (np.sort(x[::-1], axis=0), x),
         (lambda x, i: (tz.sort(x.reshape(10)), x)): (np.sort(x.reshape(10)), x),

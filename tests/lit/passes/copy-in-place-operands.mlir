@@ -129,3 +129,21 @@ func.func @slice_of_an_argument(%x: tensor<3x4xf32>) -> (tensor<2x4xf32>, tensor
   }) {dimension = 0 : i64, is_stable = true} : (tensor<2x4xf32>) -> tensor<2x4xf32>
   return %0, %s : tensor<2x4xf32>, tensor<2x4xf32>
 }
+
+// An argument a loop carries to the results counts as returned; the loop itself does not copy
+// an argument only it hands on.
+// CHECK-LABEL: func.func @carried_through_a_loop
+// CHECK: %[[B:.*]] = stablehlo.optimization_barrier %arg0
+// CHECK: stablehlo.dynamic_update_slice %{{.*}}, %arg1, %arg2
+// CHECK: stablehlo.while(%{{.*}} = %arg0)
+func.func @carried_through_a_loop(%x: tensor<4xf32>, %u: tensor<1xf32>, %i: tensor<i32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = stablehlo.dynamic_update_slice %x, %u, %i : (tensor<4xf32>, tensor<1xf32>, tensor<i32>) -> tensor<4xf32>
+  %1 = stablehlo.while(%b = %x) : tensor<4xf32>
+  cond {
+    %f = stablehlo.constant dense<false> : tensor<i1>
+    stablehlo.return %f : tensor<i1>
+  } do {
+    stablehlo.return %b : tensor<4xf32>
+  }
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
