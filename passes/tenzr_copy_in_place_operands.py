@@ -80,7 +80,9 @@ def _needs_a_copy(op: ir.Operation, value: Value) -> bool:
     while (made := sh.producer(leaf)) is not None and made.name in _SPLAT_KEEPING:
         leaf = made.operands[0]
     if made is None or made.name != sh.constant.op_name:
-        return _from_constants(value)
+        # (a loop's operand computed from constants, such as an iota of pivots, came back right,
+        # and its copy made IREE 3.13's aggressive fusion fail: "operand #0 does not dominate")
+        return op.name != sh.while_loop.op_name and _from_constants(value)
     element = splat_element(leaf)
     if element is None:
         return leaf is not value  # (a dense constant is right; IREE computes its reshapes and broadcasts)
