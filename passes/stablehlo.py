@@ -240,18 +240,18 @@ def bitcast_convert(x: Value, dtype: str) -> Value:
     return x if s.dtype == dtype else _one("stablehlo.bitcast_convert", s.with_dtype(dtype), [x])
 
 
-ELEMENTWISE.update(f"stablehlo.{name}" for name in ("abs", "real", "imag", "complex", "clamp", "compare", "select",
-                                                    "convert", "bitcast_convert"))
-
-
-# --------------------------------------------------------------------------- constants
-
-
 @builds("stablehlo.reduce_precision")
 def reduce_precision(x: Value, exponent_bits: int, mantissa_bits: int) -> Value:
     i32 = ir.IntegerType.get_signless(32)
     return _one("stablehlo.reduce_precision", spec(x), [x], {"exponent_bits": ir.IntegerAttr.get(i32, exponent_bits),
                                                             "mantissa_bits": ir.IntegerAttr.get(i32, mantissa_bits)})
+
+
+ELEMENTWISE.update(f"stablehlo.{name}" for name in ("abs", "real", "imag", "complex", "clamp", "compare", "select",
+                                                    "convert", "bitcast_convert"))
+
+
+# --------------------------------------------------------------------------- constants
 
 
 @builds("stablehlo.constant")
