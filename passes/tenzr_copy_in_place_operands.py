@@ -14,7 +14,8 @@ Which operands, all measured on IREE 3.13:
   but computes a wider splat once. Two updates of one such splat wrote one buffer, and failed
   to compile under IREE's wave schedule ("'stream.yield' op used resource not listed in
   explicit captures").
-- A function's argument that the function also returns (unchanged or reshaped):
+- A function's argument that the function also returns (unchanged, reshaped, through ops IREE
+  folds away such as `maximum(x, x)` or `-(-x)`, or carried through a loop):
   `x.at[i].add(a), x` returned the updated x twice, `tz.sort(x), x` the sorted x twice
   (reads of x, such as `x * 2`, came back right: IREE runs them before the update).
 - Of a sort, every constant (`tz.sort(c), c` returned c sorted, and a sort of a constant
@@ -92,25 +93,56 @@ def _needs_a_copy(op: ir.Operation, value: Value) -> bool:
     return len(data) == 8 and data[:4] != data[4:]  # (IREE fills 32-bit patterns, as zero's, per use)
 
 
+_MAY_FOLD_AWAY = frozenset(f"stablehlo.{name}" for name in (
+    "reshape", "transpose", "broadcast_in_dim", "slice", "dynamic_slice", "pad", "concatenate", "convert",
+    "bitcast_convert", "real", "reduce_precision", "negate", "not", "add", "subtract", "multiply", "divide", "power",
+    "maximum", "minimum", "clamp", "select", "and", "or", "xor", "shift_left", "shift_right_arithmetic",
+    "shift_right_logical"))
+"""Ops IREE 3.13 may fold to an operand, given operands that are constants or that operand:
+each of `maximum(x, x)`, `select(p, x, x)`, `x * 1`, `x - 0`, `x / 1`, `clamp(-inf, x, inf)`,
+`maximum(x, -inf)`, `-(-x)`, an identity `convert`, `transpose`, `broadcast_in_dim` or
+`dynamic_slice`, returned beside `tz.sort(x)`, came back sorted."""
+
+
 def _returned_argument(value: Value, op: ir.Operation) -> bool:
-    """Whether `value` is a function's argument (or a reshape of one) that the function also
-    returns, unchanged, reshaped or carried through a loop other than `op`."""
+    """Whether `value` is a function's argument (or a reshape of one) that the function may
+    also return: unchanged, through ops that may fold away (_MAY_FOLD_AWAY), or carried
+    through a loop other than `op` or out of a conditional."""
     while (made := sh.producer(value)) is not None and made.name == sh.reshape.op_name:
         value = made.operands[0]
     if not (isinstance(value, ir.BlockArgument) and value.owner.owner.operation.name == "func.func"):
         return False
-    escaping, seen = [value], 0
-    while seen < len(escaping):
-        for use in escaping[seen].uses:
+    size = sh.spec(value).size
+    escaping, walk = {value}, [value]
+
+    def escapes(v: Value) -> None:
+        if v not in escaping:
+            escaping.add(v)
+            walk.append(v)
+
+    for v in walk:  # (grows while it is walked)
+        for use in v.uses:
             user = use.owner.operation
             if user.name == "func.return":
-                return True
-            if user.name == sh.reshape.op_name:
-                escaping.append(user.results[0])
+                if sh.spec(v).size == size:  # (a smaller slice came back right)
+                    return True
+            elif user.name in _MAY_FOLD_AWAY:
+                others = [w for k, w in enumerate(user.operands)
+                          if k != use.operand_number and not (user.name == sh.select.op_name and k == 0)]
+                if all(_from_constants(w) or (user.name in _IDEMPOTENT and w in escaping) for w in others):
+                    escapes(user.results[0])
             elif user.name == sh.while_loop.op_name and user != op:  # (it may hand the buffer on)
-                escaping.append(user.results[use.operand_number])
-        seen += 1
+                escapes(user.results[use.operand_number])
+            elif user.name == "stablehlo.return" and user.parent.operation.name in _YIELDING:
+                escapes(user.parent.results[use.operand_number])
     return False
+
+
+_IDEMPOTENT = frozenset(f"stablehlo.{name}" for name in ("maximum", "minimum", "clamp", "select", "and", "or"))
+"""Of those, the ops that give x where every operand is x (or a constant)."""
+
+_YIELDING = frozenset({"stablehlo.case", "stablehlo.if", "stablehlo.while"})
+"""Region ops whose regions' `stablehlo.return` operands become their results."""
 
 
 def _from_constants(value: Value) -> bool:
@@ -138,7 +170,7 @@ class TenzrCopyInPlaceOperands(Pass):
     flag: ClassVar[str] = "tenzr-copy-in-place-operands"
     summary: ClassVar[str] = ("Give a scatter, dynamic_update_slice, sort or loop a copy of an operand computed from "
                               "constants alone (an iota, a 64-bit or complex splat; for a sort, any constant or slice "
-                              "of an argument) or of an argument the function also returns (IREE 3.13 carries such "
+                              "of an argument) or of an argument the function may also return (IREE 3.13 carries such "
                               "ops out in a buffer that other uses read, or that it may not write).")
 
     def run(self, module: ir.Operation) -> None:

@@ -1,7 +1,9 @@
 """Random tenzr programs for differential testing (Hypothesis strategies).
 
 A `Program` is a list of steps over a pool of values: each step applies one op to earlier
-values and adds its result. Every step carries both the tenzr builder call and an
+values and adds its result. It returns its last value and up to two others drawn from the
+pool, inputs included: a returned input or intermediate catches an op that writes its
+operand's buffer in place while something else still reads it. Every step carries both the tenzr builder call and an
 independent NumPy implementation, so a program can be evaluated by NumPy (the reference)
 and differentiated by tenzr-grad. Programs print as readable pseudo-code for shrunk
 failures.
@@ -37,27 +39,29 @@ class Step:
 class Program:
     inputs: list[tuple[int, ...]]
     steps: list[Step] = field(default_factory=list)
+    returned: list[int] = field(default_factory=list)  # pool indices returned before the last value
 
     def shapes(self) -> list[tuple[int, ...]]:
         return [*self.inputs, *(s.shape for s in self.steps)]
 
-    def evaluate(self, arrays: list[np.ndarray]) -> np.ndarray:
-        values = list(arrays)
+    def evaluate(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        values = [np.asarray(a, dtype=np.float64) for a in arrays]
         for s in self.steps:
             values.append(np.asarray(s.ref(*(values[i] for i in s.operands)), dtype=np.float64))
-        return values[-1]
+        return [values[i] for i in self.returned] + [values[-1]]
 
-    def build(self, args: list) -> object:
+    def build(self, args: list) -> list:
         values = list(args)
         for s in self.steps:
             values.append(s.build(*(values[i] for i in s.operands)))
-        return values[-1]
+        return [values[i] for i in self.returned] + [values[-1]]
 
     def __repr__(self) -> str:
         lines = [f"v{i}: input{list(shape)}" for i, shape in enumerate(self.inputs)]
         n = len(self.inputs)
         lines += [f"v{n + k}{list(s.shape)} = {s.text.format(*(f'v{i}' for i in s.operands))}"
                   for k, s in enumerate(self.steps)]
+        lines.append("return " + ", ".join(f"v{i}" for i in [*self.returned, n + len(self.steps) - 1]))
         return "Program(\n  " + "\n  ".join(lines) + "\n)"
 
 
@@ -114,6 +118,7 @@ def programs(draw, max_steps: int = 6) -> Program:
     if not prog.steps:
         name = "tanh"
         prog.steps.append(Step(f"{name}({{}})", (0,), UNARY[name][0], UNARY[name][1], prog.inputs[0]))
+    prog.returned = draw(st.lists(st.integers(0, len(prog.shapes()) - 2), max_size=2))
     return prog
 
 

@@ -438,7 +438,8 @@ def test_updates_of_values_computed_from_constants_leave_them_alone(x64):
 def test_updating_an_argument_the_function_also_returns_leaves_the_argument_alone():
     """IREE 3.13 wrote an update or sort of an argument into the buffer it returned as the
     argument: `x.at[i].add(7), x` gave the updated x twice, `tz.sort(x), x` the sorted x twice
-    (reads of x came back right); a sorted constant returned beside its sort came back sorted
+    (reads of x came back right), also where x came back through ops IREE folds away, such as
+    `maximum(x, x)` or `-(-x)`; a sorted constant returned beside its sort came back sorted
     too. tenzr-copy-in-place-operands copies them first."""
     x = np.arange(10.0, dtype=np.float32).reshape(2, 5)
     updated = x.copy()
@@ -449,6 +450,13 @@ def test_updating_an_argument_the_function_also_returns_leaves_the_argument_alon
         (lambda x, i: (x.reshape(5, 2).reshape(10).at[i].add(7.0).reshape(2, 5), x.reshape(10))): (updated, x.ravel()),
         (lambda x, i: (tz.lax.fori_loop(0, 1, lambda k, b: b.at[0, i].add(7.0), x), x)): (updated, x),
         (lambda x, i: (x.at[0, i].add(7.0), x * 2)): (updated, 2 * x),
+        # (returned through ops IREE folds away; out of a conditional, it came back right uncopied)
+        (lambda x, i: (tz.maximum(x, x), x.at[0, i].add(7.0))): (x, updated),
+        (lambda x, i: (x.at[0, i].add(7.0), tz.negative(tz.negative(x)))): (updated, x),
+        (lambda x, i: (x.at[0, i].add(7.0), tz.clip(x, -np.inf, np.inf))): (updated, x),
+        (lambda x, i: (x.at[0, i].add(7.0), tz.where(x > 3, x, x))): (updated, x),
+        (lambda x, i: (x.at[0, i].add(7.0), x * 1.0)): (updated, x),
+        (lambda x, i: (x.at[0, i].add(7.0), tz.lax.cond(i > 0, lambda: x, lambda: x + 1))): (updated, x),
         (lambda x, i: (x.at[0, i].add(7.0), tz.lax.fori_loop(0, i, lambda k, b: b, x))): (updated, x),
         (lambda x, i: (tz.sort(-x, axis=1), -x)): (np.sort(-x, axis=1), -x),  # (-x: a computed value, right)
         (lambda x, i: (tz.sort(x[::-1], axis=0), x)): (np.sort(x[::-1], axis=0), x),

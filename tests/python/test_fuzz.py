@@ -49,16 +49,19 @@ def program_text(prog: Program) -> str:
 
 
 def directional_check(forward, vjp, inputs, rng, what):
-    y = forward(inputs)
-    ct = rng.standard_normal(np.shape(y))
-    grads = vjp(inputs, ct)
+    """`forward(inputs)` gives the returned values and `vjp(inputs, cotangents)` the
+    gradients: both sides of <ct, J v> for two random directions v."""
+    ys = forward(inputs)
+    cts = [rng.standard_normal(np.shape(y)) for y in ys]
+    grads = vjp(inputs, cts)
+    scale = 1 + max(float(np.max(np.abs(y), initial=0)) for y in ys)
     for _ in range(2):
         v = [rng.standard_normal(a.shape) for a in inputs]
         plus = forward([a + H * d for a, d in zip(inputs, v, strict=True)])
         minus = forward([a - H * d for a, d in zip(inputs, v, strict=True)])
-        numeric = float(np.sum(ct * (plus - minus) / (2 * H)))
+        numeric = float(sum(np.sum(ct * (p - m) / (2 * H)) for ct, p, m in zip(cts, plus, minus, strict=True)))
         analytic = float(sum(np.sum(g * d) for g, d in zip(grads, v, strict=True)))
-        tolerance = 1e-5 * (abs(numeric) + abs(analytic)) + 1e-7 * (1 + float(np.max(np.abs(y), initial=0)))
+        tolerance = 1e-5 * (abs(numeric) + abs(analytic)) + 1e-7 * scale
         assert abs(numeric - analytic) <= tolerance, f"{what}: finite differences {numeric!r}, VJP {analytic!r}"
 
 
@@ -68,7 +71,8 @@ PENDING = REGRESSIONS / "pending.json"
 def record_failure(prog: Program, text: str, value_seed: int, message: str) -> None:
     REGRESSIONS.mkdir(exist_ok=True)
     PENDING.write_text(json.dumps({"program": repr(prog), "ir": text, "inputs": [list(s) for s in prog.inputs],
-                                   "seed": value_seed, "failure": message}, indent=1))
+                                   "outputs": len(prog.returned) + 1, "seed": value_seed, "failure": message},
+                                  indent=1))
 
 
 def keep_minimal_failure() -> Path | None:
@@ -87,10 +91,13 @@ def check_program(prog: Program, value_seed: int) -> None:
     compiled = compile_program(text)
     rng = np.random.default_rng(value_seed)
     inputs = [rng.standard_normal(s) for s in prog.inputs]
-    (got,) = compiled("f", *inputs)
+    got = compiled("f", *inputs)
     want = prog.evaluate(inputs)
-    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12, err_msg=f"forward value of {prog!r}")
-    directional_check(prog.evaluate, lambda xs, ct: compiled("f_vjp", *xs, ct)[1:], inputs, rng, repr(prog))
+    assert len(got) == len(want)
+    for k, (g, w) in enumerate(zip(got, want, strict=True)):
+        np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12, err_msg=f"returned value {k} of {prog!r}")
+    n = len(want)
+    directional_check(prog.evaluate, lambda xs, cts: compiled("f_vjp", *xs, *cts)[n:], inputs, rng, repr(prog))
 
 
 _settings = settings(max_examples=EXAMPLES, deadline=None, derandomize=SEED is None, database=None,
@@ -125,8 +132,9 @@ def test_saved_regressions(path):
     """A once-failing program, replayed: the VJP against finite differences of the
     compiled forward function (the NumPy reference is not stored)."""
     case = json.loads(path.read_text())
+    n = case["outputs"]
     compiled = compile_program(case["ir"])
     rng = np.random.default_rng(case["seed"])
     inputs = [rng.standard_normal(s) for s in case["inputs"]]
-    directional_check(lambda xs: compiled("f", *xs)[0], lambda xs, ct: compiled("f_vjp", *xs, ct)[1:], inputs, rng,
-                      case["program"])
+    directional_check(lambda xs: list(compiled("f", *xs)), lambda xs, cts: compiled("f_vjp", *xs, *cts)[n:],
+                      inputs, rng, case["program"])

@@ -147,3 +147,38 @@ func.func @carried_through_a_loop(%x: tensor<4xf32>, %u: tensor<1xf32>, %i: tens
   }
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// An argument returned through ops IREE may fold away (maximum(x, x), -(-x), a clamp
+// between constants) or out of a conditional counts as returned; through an op with another
+// argument (x * y) or one that cannot give x back (x * x), it does not.
+// CHECK-LABEL: func.func @returned_through_folds
+// CHECK: stablehlo.optimization_barrier %arg0
+// CHECK: stablehlo.optimization_barrier %arg1
+// CHECK: stablehlo.optimization_barrier %arg2
+// CHECK-NOT: stablehlo.optimization_barrier
+// CHECK: stablehlo.dynamic_update_slice %arg3
+func.func @returned_through_folds(%x: tensor<4xf32>, %y: tensor<4xf32>, %z: tensor<4xf32>, %w: tensor<4xf32>,
+                                  %p: tensor<i1>, %u: tensor<1xf32>, %i: tensor<i32>)
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>,
+        tensor<4xf32>, tensor<4xf32>) {
+  %0 = stablehlo.dynamic_update_slice %x, %u, %i : (tensor<4xf32>, tensor<1xf32>, tensor<i32>) -> tensor<4xf32>
+  %m = stablehlo.maximum %x, %x : tensor<4xf32>
+  %n = stablehlo.negate %m : tensor<4xf32>
+  %nn = stablehlo.negate %n : tensor<4xf32>
+  %1 = stablehlo.dynamic_update_slice %y, %u, %i : (tensor<4xf32>, tensor<1xf32>, tensor<i32>) -> tensor<4xf32>
+  %lo = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %hi = stablehlo.constant dense<0x7F800000> : tensor<f32>
+  %c = stablehlo.clamp %lo, %y, %hi : (tensor<f32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %2 = stablehlo.dynamic_update_slice %z, %u, %i : (tensor<4xf32>, tensor<1xf32>, tensor<i32>) -> tensor<4xf32>
+  %if = "stablehlo.if"(%p) ({
+    stablehlo.return %z : tensor<4xf32>
+  }, {
+    %t = stablehlo.add %z, %z : tensor<4xf32>
+    stablehlo.return %t : tensor<4xf32>
+  }) : (tensor<i1>) -> tensor<4xf32>
+  %3 = stablehlo.dynamic_update_slice %w, %u, %i : (tensor<4xf32>, tensor<1xf32>, tensor<i32>) -> tensor<4xf32>
+  %wx = stablehlo.multiply %w, %x : tensor<4xf32>
+  %ww = stablehlo.multiply %w, %w : tensor<4xf32>
+  return %0, %nn, %1, %c, %2, %if, %wx, %ww : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>,
+      tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
