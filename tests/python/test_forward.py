@@ -240,6 +240,22 @@ def test_hessians_through_sort_max_and_gathers():
     _close(tz.hessian(gather_loss(tz))(x), jax.hessian(gather_loss(jnp))(x))
 
 
+def test_hessians_through_softmax_and_a_reciprocal_of_a_kept_sum():
+    """IREE 3.13 reordered `negate(reshape(...))` wrongly inside its input conversion on these
+    Hessians (a divide of a 5-vector by 5x1), until tenzr-elementwise-before-reshapes."""
+    def reciprocal(np_):
+        return lambda s: np_.sum(1.0 / np_.sum(s * s, keepdims=True))
+
+    def mixed(np_, nn):
+        return lambda s: np_.sum(nn.log_softmax(s)[:, 1] * nn.softmax(s)[:, 0])
+
+    s, m = r(5), r(3, 4)
+    _close(tz.hessian(reciprocal(tz))(s), jax.hessian(reciprocal(jnp))(s))
+    _close(tz.hessian(lambda s: tz.nn.softmax(s)[0])(s), jax.hessian(lambda s: jax.nn.softmax(s)[0])(s))
+    _close(tz.hessian(mixed(tz, tz.nn))(m), jax.hessian(mixed(jnp, jax.nn))(m))
+    _close(tz.jacfwd(tz.jacfwd(mixed(tz, tz.nn)))(m), jax.jacfwd(jax.jacfwd(mixed(jnp, jax.nn)))(m))
+
+
 def test_hessian_of_the_mlp_loss_against_finite_differences_of_its_gradient():
     x = r(4)
     params = {"w1": r(4, 5), "b1": r(5), "w2": r(5, 3)}
