@@ -18,6 +18,10 @@ Which operands, all measured on IREE 3.13:
   folds away such as `maximum(x, x)` or `-(-x)`, or carried through a loop):
   `x.at[i].add(a), x` returned the updated x twice, `tz.sort(x), x` the sorted x twice
   (reads of x, such as `x * 2`, came back right: IREE runs them before the update).
+- A function's argument that a scatter also takes as its updates through ops that fold away
+  late: IREE crashed (in `DispatchWorkgroupsOp::getResultAccess`) on the scatter of
+  `x.at[:, [0]].add(x)` with x of shape (2, 1, 2), whose updates are x behind an index bounds
+  check that folds away.
 - Of a sort, every constant (`tz.sort(c), c` returned c sorted, and a sort of a constant
   once failed to compile: "write affecting operations on global resources are restricted to
   workgroup distributed contexts", from `tz.sort` of an array a jitted function closes over)
@@ -67,11 +71,11 @@ def copy_in_place_operands(module: ir.Operation) -> None:
 
 def _needs_a_copy(op: ir.Operation, value: Value) -> bool:
     """Whether IREE 3.13 would carry `op` out in a buffer that other uses of `value` read, or
-    that it may not write."""
+    that it may not write, or crash on it."""
     s = sh.spec(value)
     if s.rank == 0 or s.size == 0:
         return False
-    if _returned_argument(value, op):
+    if _argument_updated_with_itself(op, value):
         return True
     if op.name == sh.sort.op_name:
         made = sh.producer(value)
@@ -104,38 +108,42 @@ each of `maximum(x, x)`, `select(p, x, x)`, `x * 1`, `x - 0`, `x / 1`, `clamp(-i
 `dynamic_slice`, returned beside `tz.sort(x)`, came back sorted."""
 
 
-def _returned_argument(value: Value, op: ir.Operation) -> bool:
+def _argument_updated_with_itself(op: ir.Operation, value: Value) -> bool:
     """Whether `value` is a function's argument (or a reshape of one) that the function may
-    also return: unchanged, through ops that may fold away (_MAY_FOLD_AWAY), or carried
-    through a loop other than `op` or out of a conditional."""
+    also return, or that `op`, a scatter, may also take as its updates."""
     while (made := sh.producer(value)) is not None and made.name == sh.reshape.op_name:
         value = made.operands[0]
     if not (isinstance(value, ir.BlockArgument) and value.owner.owner.operation.name == "func.func"):
         return False
+    aliases = _may_fold_to(value, op)
     size = sh.spec(value).size
-    escaping, walk = {value}, [value]
+    if any(use.owner.operation.name == "func.return" and sh.spec(v).size == size  # (a smaller slice came back right)
+           for v in aliases for use in v.uses):
+        return True
+    return op.name == sh.scatter.op_name and any(v in aliases for v in op.operands[_IN_PLACE[op.name](op) + 1:])
 
-    def escapes(v: Value) -> None:
-        if v not in escaping:
-            escaping.add(v)
-            walk.append(v)
 
+def _may_fold_to(value: Value, op: ir.Operation) -> set[Value]:
+    """The values IREE 3.13 may compute as `value` itself: `value`, and what it gives through
+    ops that may fold away (_MAY_FOLD_AWAY), loops other than `op` and conditionals."""
+    aliases, walk = {value}, [value]
     for v in walk:  # (grows while it is walked)
         for use in v.uses:
             user = use.owner.operation
-            if user.name == "func.return":
-                if sh.spec(v).size == size:  # (a smaller slice came back right)
-                    return True
-            elif user.name in _MAY_FOLD_AWAY:
+            found = None
+            if user.name in _MAY_FOLD_AWAY:
                 others = [w for k, w in enumerate(user.operands)
                           if k != use.operand_number and not (user.name == sh.select.op_name and k == 0)]
-                if all(_from_constants(w) or (user.name in _IDEMPOTENT and w in escaping) for w in others):
-                    escapes(user.results[0])
+                if all(_from_constants(w) or (user.name in _IDEMPOTENT and w in aliases) for w in others):
+                    found = user.results[0]
             elif user.name == sh.while_loop.op_name and user != op:  # (it may hand the buffer on)
-                escapes(user.results[use.operand_number])
+                found = user.results[use.operand_number]
             elif user.name == "stablehlo.return" and user.parent.operation.name in _YIELDING:
-                escapes(user.parent.results[use.operand_number])
-    return False
+                found = user.parent.results[use.operand_number]
+            if found is not None and found not in aliases:
+                aliases.add(found)
+                walk.append(found)
+    return aliases
 
 
 _IDEMPOTENT = frozenset(f"stablehlo.{name}" for name in ("maximum", "minimum", "clamp", "select", "and", "or"))
@@ -170,8 +178,9 @@ class TenzrCopyInPlaceOperands(Pass):
     flag: ClassVar[str] = "tenzr-copy-in-place-operands"
     summary: ClassVar[str] = ("Give a scatter, dynamic_update_slice, sort or loop a copy of an operand computed from "
                               "constants alone (an iota, a 64-bit or complex splat; for a sort, any constant or slice "
-                              "of an argument) or of an argument the function may also return (IREE 3.13 carries such "
-                              "ops out in a buffer that other uses read, or that it may not write).")
+                              "of an argument) or of an argument the function may also return, or a scatter may also "
+                              "take as its updates (IREE 3.13 carries such ops out in a buffer that other uses read, "
+                              "or that it may not write, or crashes).")
 
     def run(self, module: ir.Operation) -> None:
         copy_in_place_operands(module)

@@ -22,6 +22,7 @@ from programs import Program, programs
 
 from tenzr.compiler import compile_stablehlo, lower_to_stablehlo
 from tenzr.dialect import TensorSpec, make_context, parse_module
+from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.functions import build_function, new_module
 from tenzr.passes.tenzr_grad import differentiate
 from tenzr.runtime import Program as Compiled
@@ -110,7 +111,7 @@ _settings = settings(max_examples=EXAMPLES, deadline=None, derandomize=SEED is N
 def _campaign(prog, value_seed):
     try:
         check_program(prog, value_seed)
-    except AssertionError as e:
+    except (AssertionError, TenzrError) as e:  # (a wrong value, or IREE failing to compile)
         record_failure(prog, program_text(prog), value_seed, str(e))
         raise
 

@@ -182,3 +182,24 @@ func.func @returned_through_folds(%x: tensor<4xf32>, %y: tensor<4xf32>, %z: tens
   return %0, %nn, %1, %c, %2, %if, %wx, %ww : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>,
       tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// A scatter of an argument whose updates may fold to that argument (here behind a bounds
+// check of constant indices) gets a copy: IREE 3.13 crashed on it.
+// CHECK-LABEL: func.func @updates_that_fold_to_the_operand
+// CHECK: %[[B:.*]] = stablehlo.optimization_barrier %arg0
+// CHECK: %[[R:.*]] = stablehlo.reverse %[[B]], dims = [0]
+// CHECK: %[[C:.*]] = stablehlo.reverse %[[R]], dims = [0]
+// CHECK: "stablehlo.scatter"(%[[C]],
+func.func @updates_that_fold_to_the_operand(%x: tensor<2x1x2xf64>) -> tensor<2x1x2xf64> {
+  %i = stablehlo.constant dense<0> : tensor<1x1xi32>
+  %zero = stablehlo.constant dense<0.0> : tensor<2x1x2xf64>
+  %t = stablehlo.constant dense<true> : tensor<1xi1>
+  %m = stablehlo.broadcast_in_dim %t, dims = [1] : (tensor<1xi1>) -> tensor<2x1x2xi1>
+  %u = stablehlo.select %m, %x, %zero : tensor<2x1x2xi1>, tensor<2x1x2xf64>
+  %0 = "stablehlo.scatter"(%x, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [0, 2], inserted_window_dims = [1], scatter_dims_to_operand_dims = [1], index_vector_dim = 1>}> ({
+  ^bb0(%a: tensor<f64>, %b: tensor<f64>):
+    %s = stablehlo.add %a, %b : tensor<f64>
+    stablehlo.return %s : tensor<f64>
+  }) : (tensor<2x1x2xf64>, tensor<1x1xi32>, tensor<2x1x2xf64>) -> tensor<2x1x2xf64>
+  return %0 : tensor<2x1x2xf64>
+}
