@@ -240,6 +240,22 @@ def test_hessians_through_sort_max_and_gathers():
     _close(tz.hessian(gather_loss(tz))(x), jax.hessian(gather_loss(jnp))(x))
 
 
+def test_batched_reverse_mode_of_gathers_along_later_axes():
+    """Their cotangents are batched scatters into a later dim, which IREE 3.13 rejected
+    until tenzr-order-scatter-dims."""
+    idx, i3 = np.array([4, 1, 1]), np.array([3, 0, 3, 2])
+    m, t = r(3, 5), r(2, 4, 3)
+    _close(tz.jacrev(lambda m: m[:, idx])(m), jax.jacrev(lambda m: m[:, idx])(m))
+    _close(tz.jacrev(lambda t: tz.take(t, np.array([2, 0]), axis=2))(t),
+           jax.jacrev(lambda t: jnp.take(t, np.array([2, 0]), axis=2))(t))
+
+    def loss(np_):
+        return lambda t: (np_.tanh(t[:, i3]) ** 2).sum()
+
+    _close(tz.hessian(loss(tz))(t), jax.hessian(loss(jnp))(t))
+    _close(tz.vmap(tz.grad(loss(tz)))(t[None].repeat(2, 0)), jax.vmap(jax.grad(loss(jnp)))(t[None].repeat(2, 0)))
+
+
 def test_hessians_through_softmax_and_a_reciprocal_of_a_kept_sum():
     """IREE 3.13 reordered `negate(reshape(...))` wrongly inside its input conversion on these
     Hessians (a divide of a 5-vector by 5x1), until tenzr-elementwise-before-reshapes."""
