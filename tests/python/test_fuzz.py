@@ -1,6 +1,7 @@
-"""Differential fuzzing: random tenzr programs, differentiated by tenzr-grad and compiled
-for CPU in float64, against an independent NumPy evaluation of the same program (values)
-and central finite differences of it (gradients).
+"""Differential fuzzing: random tenzr programs, differentiated by tenzr-grad (reverse) and
+tenzr-jvp (forward) and compiled for CPU in float64, against an independent NumPy
+evaluation of the same program (values) and central finite differences of it (both
+derivatives).
 
 CI runs a fixed-seed campaign of TENZR_FUZZ_EXAMPLES programs (default 40). `make fuzz`
 runs fresh seeds for a given time. A failure shrinks to a minimal program, which is saved
@@ -25,6 +26,7 @@ from tenzr.dialect import TensorSpec, make_context, parse_module
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.functions import build_function, new_module
 from tenzr.passes.tenzr_grad import differentiate
+from tenzr.passes.tenzr_jvp import jvp_function
 from tenzr.runtime import Program as Compiled
 from tenzr.targets import Target
 
@@ -38,6 +40,7 @@ def compile_program(text: str) -> Compiled:
     with make_context():
         module = parse_module(text)
         differentiate(module, "f", (), "vjp")
+        jvp_function(module, "f")
         lower_to_stablehlo(module)
         return Compiled(compile_stablehlo(str(module), Target()), Target())
 
@@ -49,9 +52,10 @@ def program_text(prog: Program) -> str:
         return str(module)
 
 
-def directional_check(forward, vjp, inputs, rng, what):
-    """`forward(inputs)` gives the returned values and `vjp(inputs, cotangents)` the
-    gradients: both sides of <ct, J v> for two random directions v."""
+def directional_check(forward, vjp, jvp, inputs, rng, what):
+    """`forward(inputs)` gives the returned values, `vjp(inputs, cotangents)` the gradients
+    and `jvp(inputs, tangents)` the returned values' tangents: <ct, J v> three ways (finite
+    differences, VJP, JVP) for two random directions v."""
     ys = forward(inputs)
     cts = [rng.standard_normal(np.shape(y)) for y in ys]
     grads = vjp(inputs, cts)
@@ -61,9 +65,10 @@ def directional_check(forward, vjp, inputs, rng, what):
         plus = forward([a + H * d for a, d in zip(inputs, v, strict=True)])
         minus = forward([a - H * d for a, d in zip(inputs, v, strict=True)])
         numeric = float(sum(np.sum(ct * (p - m) / (2 * H)) for ct, p, m in zip(cts, plus, minus, strict=True)))
-        analytic = float(sum(np.sum(g * d) for g, d in zip(grads, v, strict=True)))
-        tolerance = 1e-5 * (abs(numeric) + abs(analytic)) + 1e-7 * scale
-        assert abs(numeric - analytic) <= tolerance, f"{what}: finite differences {numeric!r}, VJP {analytic!r}"
+        for how, analytic in (("VJP", float(sum(np.sum(g * d) for g, d in zip(grads, v, strict=True)))),
+                              ("JVP", float(sum(np.sum(ct * t) for ct, t in zip(cts, jvp(inputs, v), strict=True))))):
+            tolerance = 1e-5 * (abs(numeric) + abs(analytic)) + 1e-7 * scale
+            assert abs(numeric - analytic) <= tolerance, f"{what}: finite differences {numeric!r}, {how} {analytic!r}"
 
 
 PENDING = REGRESSIONS / "pending.json"
@@ -98,7 +103,8 @@ def check_program(prog: Program, value_seed: int) -> None:
     for k, (g, w) in enumerate(zip(got, want, strict=True)):
         np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12, err_msg=f"returned value {k} of {prog!r}")
     n = len(want)
-    directional_check(prog.evaluate, lambda xs, cts: compiled("f_vjp", *xs, *cts)[n:], inputs, rng, repr(prog))
+    directional_check(prog.evaluate, lambda xs, cts: compiled("f_vjp", *xs, *cts)[n:],
+                      lambda xs, ts: compiled("f_jvp", *xs, *ts)[n:], inputs, rng, repr(prog))
 
 
 _settings = settings(max_examples=EXAMPLES, deadline=None, derandomize=SEED is None, database=None,
@@ -130,7 +136,7 @@ SAVED = sorted(REGRESSIONS.glob("*.json"))
 
 @pytest.mark.parametrize("path", SAVED, ids=[p.stem for p in SAVED])
 def test_saved_regressions(path):
-    """A once-failing program, replayed: the VJP against finite differences of the
+    """A once-failing program, replayed: the VJP and JVP against finite differences of the
     compiled forward function (the NumPy reference is not stored)."""
     case = json.loads(path.read_text())
     n = case["outputs"]
@@ -138,4 +144,4 @@ def test_saved_regressions(path):
     rng = np.random.default_rng(case["seed"])
     inputs = [rng.standard_normal(s) for s in case["inputs"]]
     directional_check(lambda xs: list(compiled("f", *xs)), lambda xs, cts: compiled("f_vjp", *xs, *cts)[n:],
-                      inputs, rng, case["program"])
+                      lambda xs, ts: compiled("f_jvp", *xs, *ts)[n:], inputs, rng, case["program"])
