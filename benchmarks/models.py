@@ -24,6 +24,10 @@ class Model:
     plus the backward's two per product (operand and weight cotangents) less those the
     parameter gradients do not need (the data's cotangent). None where elementwise work
     dominates and a FLOP rate says little."""
+    jvp_flop_ratio: float | None = None
+    """A jvp's product FLOPs (tangents of the parameters, none of the data) over the forward's:
+    a product whose operands both carry tangents costs three, one with a tangent on one side
+    two. The floor of jvp / forward time where the products dominate both (benchmarks/forward.py)."""
 
 
 def _normal(rng, *shape, scale=None):
@@ -57,7 +61,8 @@ def mlp_loss(xp, ops, params, x, labels):
 
 # Forward 3 matmuls; backward 3 weight cotangents and 2 activation cotangents (none for
 # the images).
-MLP = Model("MLP", mlp_inputs, mlp_loss, step_flops=2 * 128 * (784 * 512 * 2 + 512 * 512 * 3 + 512 * 10 * 3))
+MLP = Model("MLP", mlp_inputs, mlp_loss, step_flops=2 * 128 * (784 * 512 * 2 + 512 * 512 * 3 + 512 * 10 * 3),
+            jvp_flop_ratio=(784 * 512 * 2 + 512 * 512 * 3 + 512 * 10 * 3) / (784 * 512 + 512 * 512 + 512 * 10))
 
 # --------------------------------------------------------------------------- CNN
 
@@ -78,7 +83,9 @@ def cnn_loss(xp, ops, p, images, labels):
 
 # The first convolution needs no input cotangent (its input is the images).
 CNN = Model("CNN", cnn_inputs, cnn_loss,
-            step_flops=2 * 32 * (8 * 9 * 28 * 28 * 2 + 16 * 72 * 14 * 14 * 3 + 3136 * 10 * 3))
+            step_flops=2 * 32 * (8 * 9 * 28 * 28 * 2 + 16 * 72 * 14 * 14 * 3 + 3136 * 10 * 3),
+            jvp_flop_ratio=(8 * 9 * 28 * 28 * 2 + 16 * 72 * 14 * 14 * 3 + 3136 * 10 * 3)
+            / (8 * 9 * 28 * 28 + 16 * 72 * 14 * 14 + 3136 * 10))
 
 # --------------------------------------------------------------------------- elementwise chain
 
@@ -144,9 +151,10 @@ def transformer_loss(xp, ops, p, x):
 
 
 # Every product's two cotangents are needed: the first layer norm's gain takes the
-# cotangent of the q, k, v projections' input.
+# cotangent of the q, k, v projections' input (and so every product has two tangents).
 TRANSFORMER = Model("transformer", transformer_inputs, transformer_loss,
-                    step_flops=3 * (2 * 8 * 128 * (4 * 256 * 256 + 2 * 256 * 1024) + 2 * 2 * 8 * 4 * 128 * 128 * 64))
+                    step_flops=3 * (2 * 8 * 128 * (4 * 256 * 256 + 2 * 256 * 1024) + 2 * 2 * 8 * 4 * 128 * 128 * 64),
+                    jvp_flop_ratio=3.0)
 
 # --------------------------------------------------------------------------- ADBench GMM
 
