@@ -20,6 +20,7 @@ from op_table import conv_ref, pad_ref, scatter_ref
 
 from tenzr.dialect import TensorSpec, spec_of
 from tenzr.dialect import ops as T
+from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.opdef import dense_constant
 
 
@@ -111,7 +112,7 @@ def programs(draw, max_steps: int = 6) -> Program:
         pool = prog.shapes()
         i = draw(st.integers(0, len(pool) - 1))
         kind = draw(st.sampled_from(["unary", "binary", "binary", "reduce", "shape", "index", "matmul", "conv",
-                                     "sort", "scatter", "dynamic", "constant"]))
+                                     "sort", "scatter", "dynamic", "constant", "loop"]))
         step = _STEP_MAKERS[kind](draw, pool, i)
         if step is not None:
             prog.steps.append(step)
@@ -354,6 +355,36 @@ def _dynamic(draw, pool, i):
                 lambda x, u: T.dynamic_update_slice(x, u, *(_const(np.array(s), "i32") for s in starts)), ref, shape)
 
 
+def _loop(draw, pool, i):
+    """A loop of 1-3 steps carrying pool[i], each step combining a bounded function of the
+    carry with a value the loop reads from outside."""
+    j = draw(st.sampled_from([j for j, s in enumerate(pool) if s == pool[i]]))
+    uname, bname = draw(st.sampled_from(["tanh", "sin", "sigmoid"])), draw(st.sampled_from(["add", "mul", "sub"]))
+    steps = draw(st.integers(1, 3))
+    (f, f_ref), (g, g_ref) = UNARY[uname], BINARY[bname]
+
+    def build(x, y):
+        def count(n):
+            return _const(np.array(n, np.int32), "i32")
+
+        types = [count(0).type, x.type]
+        loop = ir.Operation.create(T.while_.name, results=types, operands=[count(0), x], regions=2)
+        for region, yields in zip(loop.regions, (lambda k, c: [T.compare(k, count(steps), direction="lt")],
+                                                 lambda k, c: [T.add(k, count(1)), g(f(c), y)]), strict=True):
+            block = region.blocks.append(*types)
+            with ir.InsertionPoint(block):
+                ir.Operation.create(T.yield_.name, results=[], operands=yields(*block.arguments))
+        return loop.results[1]
+
+    def ref(a, b):
+        for _ in range(steps):
+            a = g_ref(f_ref(a), b)
+        return a
+
+    return Step(f"fori_loop(0, {steps}, lambda k, c: {bname}({uname}(c), y), {{}}) with y = {{}}", (i, j), build,
+                ref, pool[i])
+
+
 def _constant(draw, pool, i):
     """A splat constant shaped like value i, for later steps to update and read (IREE once
     wrote an update of a float64 splat into the splat's own buffer)."""
@@ -364,5 +395,5 @@ def _constant(draw, pool, i):
 
 _STEP_MAKERS = {"unary": _unary, "binary": _binary, "reduce": _reduce, "shape": _shape_op, "index": _index,
                 "matmul": _matmul, "conv": _conv, "sort": _sort, "scatter": _scatter, "dynamic": _dynamic,
-                "constant": _constant}
+                "constant": _constant, "loop": _loop}
 
