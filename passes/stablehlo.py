@@ -636,6 +636,19 @@ def scatter(x: Value, indices: Value, updates: Value, *, update_window_dims: Seq
     return op.result
 
 
+def rescatter(op: ir.Operation, targets: Sequence[Value], indices: Value, updates: Sequence[Value],
+              numbers: ir.Attribute | None = None) -> list[Value]:
+    """`op`, a scatter, again on these operands (and dimension numbers, if given): a new
+    scatter here that takes over `op`'s combiner region, leaving `op` without one."""
+    attributes = {name: op.attributes[name] for name in op.attributes}
+    if numbers is not None:
+        attributes["scatter_dimension_numbers"] = numbers
+    new = ir.Operation.create(op.name, results=[t.type for t in targets], operands=[*targets, indices, *updates],
+                              attributes=attributes, regions=1)
+    op.regions[0].blocks[0].append_to(new.regions[0])
+    return list(new.results)
+
+
 def scatter_numbers(update_window_dims: Sequence[int], inserted_window_dims: Sequence[int],
                     scatter_dims_to_operand_dims: Sequence[int], index_vector_dim: int,
                     input_batching_dims: Sequence[int] = (),

@@ -153,10 +153,8 @@ def _scatter_outside_into_padding(op: ir.Operation, dims: ScatterDims, inside: V
         inside, si.shape, [d for d in range(si.rank) if d != dims.index_vector_dim])
     past_the_end = start_bounds(indices, dims.index_vector_dim, dims.scatter_dims_to_operand_dims, list(shape))
     moved = sh.select(keep, indices, past_the_end)
-    wider = ir.Operation.create(op.name, results=[v.type for v in padded], operands=[*padded, moved, *updates],
-                                attributes={name: op.attributes[name] for name in op.attributes}, regions=1)
-    op.regions[0].blocks[0].append_to(wider.regions[0])
-    replace_op(op, [sh.slice_(r, [0] * rank, shape, [1] * rank) for r in wider.results])
+    wider = sh.rescatter(op, padded, moved, updates)
+    replace_op(op, [sh.slice_(r, [0] * rank, shape, [1] * rank) for r in wider])
 
 
 def bound_indices(module: ir.Operation) -> None:

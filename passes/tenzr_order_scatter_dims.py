@@ -39,14 +39,10 @@ def order_scatter_dims(op: ir.Operation) -> None:
                                  sorted(moved_to[d] for d in dims.inserted_window_dims),
                                  [moved_to[d] for d in dims.scatter_dims_to_operand_dims], dims.index_vector_dim,
                                  [moved_to[d] for d in dims.input_batching_dims], dims.scatter_indices_batching_dims)
-    attributes = {name: op.attributes[name] for name in op.attributes}
-    attributes["scatter_dimension_numbers"] = numbers
-    moved = [sh.transpose(t, order) for t in targets]
-    ordered = ir.Operation.create(op.name, results=[m.type for m in moved], attributes=attributes, regions=1,
-                                  operands=[*moved, indices, *(sh.transpose(u, update_order) for u in updates)])
-    op.regions[0].blocks[0].append_to(ordered.regions[0])
+    ordered = sh.rescatter(op, [sh.transpose(t, order) for t in targets], indices,
+                           [sh.transpose(u, update_order) for u in updates], numbers)
     back = [order.index(d) for d in range(rank)]
-    replace_op(op, [sh.transpose(r, back) for r in ordered.results])
+    replace_op(op, [sh.transpose(r, back) for r in ordered])
 
 
 def order_all_scatter_dims(module: ir.Operation) -> None:

@@ -64,12 +64,7 @@ def split_scatter_windows(op: ir.Operation) -> None:
     numbers = sh.scatter_numbers(range(lead, su.rank), sorted({*dims.inserted_window_dims, *windowed}),
                                  dims.scatter_dims_to_operand_dims, lead, dims.input_batching_dims,
                                  [position(j) for j in dims.scatter_indices_batching_dims])
-    attributes = {name: op.attributes[name] for name in op.attributes}
-    attributes["scatter_dimension_numbers"] = numbers
-    split_op = ir.Operation.create(op.name, results=[r.type for r in op.results],
-                                   operands=[*targets, starts, *moved], attributes=attributes, regions=1)
-    op.regions[0].blocks[0].append_to(split_op.regions[0])
-    replace_op(op, list(split_op.results))
+    replace_op(op, sh.rescatter(op, targets, starts, moved, numbers))
 
 
 def split_all_scatter_windows(module: ir.Operation) -> None:
