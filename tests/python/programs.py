@@ -112,7 +112,7 @@ def programs(draw, max_steps: int = 6) -> Program:
         pool = prog.shapes()
         i = draw(st.integers(0, len(pool) - 1))
         kind = draw(st.sampled_from(["unary", "binary", "binary", "reduce", "shape", "index", "matmul", "conv",
-                                     "sort", "scatter", "dynamic", "constant", "loop"]))
+                                     "sort", "scatter", "dynamic", "constant", "loop", "cond"]))
         step = _STEP_MAKERS[kind](draw, pool, i)
         if step is not None:
             prog.steps.append(step)
@@ -385,6 +385,31 @@ def _loop(draw, pool, i):
                 ref, pool[i])
 
 
+def _cond(draw, pool, i):
+    """One of two functions of pool[i] (the second also reading a value from outside), as the
+    sign of pool[j]'s sum picks."""
+    j = draw(st.integers(0, len(pool) - 1))
+    k = draw(st.sampled_from([k for k, s in enumerate(pool) if s == pool[i]]))
+    (fname, (f, f_ref)), (gname, (g, g_ref)) = (
+        (name, UNARY[name]) for name in draw(st.lists(st.sampled_from(sorted(UNARY)), min_size=2, max_size=2)))
+
+    def build(x, p, y):
+        total = T.reduce_sum(p, axes=tuple(range(len(pool[j]))), keepdims=False) if pool[j] else p
+        positive = T.compare(total, _const(np.array(0.0)), direction="gt")
+        index = T.convert(positive, result=TensorSpec((), "i32"))
+        case = ir.Operation.create(T.case.name, results=[x.type], operands=[index, x], regions=2)
+        for region, branch in zip(case.regions, (f, lambda c: T.mul(g(c), y)), strict=True):
+            block = region.blocks.append(x.type)
+            with ir.InsertionPoint(block):
+                ir.Operation.create(T.yield_.name, results=[], operands=[branch(block.arguments[0])])
+        return case.results[0]
+
+    def ref(a, b, c):
+        return g_ref(a) * c if np.sum(b) > 0 else f_ref(a)
+
+    return Step(f"{gname}({{0}}) * {{2}} if sum({{1}}) > 0 else {fname}({{0}})", (i, j, k), build, ref, pool[i])
+
+
 def _constant(draw, pool, i):
     """A splat constant shaped like value i, for later steps to update and read (IREE once
     wrote an update of a float64 splat into the splat's own buffer)."""
@@ -395,5 +420,5 @@ def _constant(draw, pool, i):
 
 _STEP_MAKERS = {"unary": _unary, "binary": _binary, "reduce": _reduce, "shape": _shape_op, "index": _index,
                 "matmul": _matmul, "conv": _conv, "sort": _sort, "scatter": _scatter, "dynamic": _dynamic,
-                "constant": _constant, "loop": _loop}
+                "constant": _constant, "loop": _loop, "cond": _cond}
 
