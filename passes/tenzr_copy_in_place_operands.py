@@ -18,10 +18,10 @@ Which operands, all measured on IREE 3.13:
   folds away such as `maximum(x, x)` or `-(-x)`, or carried through a loop):
   `x.at[i].add(a), x` returned the updated x twice, `tz.sort(x), x` the sorted x twice
   (reads of x, such as `x * 2`, came back right: IREE runs them before the update).
-- A function's argument that a scatter also takes as its updates through ops that fold away
-  late: IREE crashed (in `DispatchWorkgroupsOp::getResultAccess`) on the scatter of
-  `x.at[:, [0]].add(x)` with x of shape (2, 1, 2), whose updates are x behind an index bounds
-  check that folds away.
+- A value that a scatter also takes as its updates (through ops that may fold away): IREE
+  crashed (in `DispatchWorkgroupsOp::getResultAccess`) on the scatter of `x.at[:, [0]].add(x)`
+  with x an argument of shape (2, 1, 2), whose updates are x behind an index bounds check that
+  folds away late, and on the scatter of a convolution's result into itself.
 - Of a sort, every constant (`tz.sort(c), c` returned c sorted, and a sort of a constant
   once failed to compile: "write affecting operations on global resources are restricted to
   workgroup distributed contexts", from `tz.sort` of an array a jitted function closes over)
@@ -75,7 +75,7 @@ def _needs_a_copy(op: ir.Operation, value: Value) -> bool:
     s = sh.spec(value)
     if s.rank == 0 or s.size == 0:
         return False
-    if _argument_updated_with_itself(op, value):
+    if _returned_argument(op, value) or _scatter_of_itself(op, value):
         return True
     if op.name == sh.sort.op_name:
         made = sh.producer(value)
@@ -108,19 +108,24 @@ each of `maximum(x, x)`, `select(p, x, x)`, `x * 1`, `x - 0`, `x / 1`, `clamp(-i
 `dynamic_slice`, returned beside `tz.sort(x)`, came back sorted."""
 
 
-def _argument_updated_with_itself(op: ir.Operation, value: Value) -> bool:
+def _returned_argument(op: ir.Operation, value: Value) -> bool:
     """Whether `value` is a function's argument (or a reshape of one) that the function may
-    also return, or that `op`, a scatter, may also take as its updates."""
+    also return."""
     while (made := sh.producer(value)) is not None and made.name == sh.reshape.op_name:
         value = made.operands[0]
     if not (isinstance(value, ir.BlockArgument) and value.owner.owner.operation.name == "func.func"):
         return False
+    size = sh.spec(value).size  # (a smaller slice returned came back right)
+    return any(use.owner.operation.name == "func.return" and sh.spec(v).size == size
+               for v in _may_fold_to(value, op) for use in v.uses)
+
+
+def _scatter_of_itself(op: ir.Operation, value: Value) -> bool:
+    """Whether `op` is a scatter whose updates may be `value`, its operand, itself."""
+    if op.name != sh.scatter.op_name:
+        return False
     aliases = _may_fold_to(value, op)
-    size = sh.spec(value).size
-    if any(use.owner.operation.name == "func.return" and sh.spec(v).size == size  # (a smaller slice came back right)
-           for v in aliases for use in v.uses):
-        return True
-    return op.name == sh.scatter.op_name and any(v in aliases for v in op.operands[_IN_PLACE[op.name](op) + 1:])
+    return any(v in aliases for v in op.operands[_IN_PLACE[op.name](op) + 1:])
 
 
 def _may_fold_to(value: Value, op: ir.Operation) -> set[Value]:
@@ -178,9 +183,9 @@ class TenzrCopyInPlaceOperands(Pass):
     flag: ClassVar[str] = "tenzr-copy-in-place-operands"
     summary: ClassVar[str] = ("Give a scatter, dynamic_update_slice, sort or loop a copy of an operand computed from "
                               "constants alone (an iota, a 64-bit or complex splat; for a sort, any constant or slice "
-                              "of an argument) or of an argument the function may also return, or a scatter may also "
-                              "take as its updates (IREE 3.13 carries such ops out in a buffer that other uses read, "
-                              "or that it may not write, or crashes).")
+                              "of an argument), of an argument the function may also return, or of a value a "
+                              "scatter also takes as its updates (IREE 3.13 carries such ops out in a buffer that "
+                              "other uses read, or that it may not write, or crashes).")
 
     def run(self, module: ir.Operation) -> None:
         copy_in_place_operands(module)

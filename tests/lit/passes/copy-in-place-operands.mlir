@@ -203,3 +203,21 @@ func.func @updates_that_fold_to_the_operand(%x: tensor<2x1x2xf64>) -> tensor<2x1
   }) : (tensor<2x1x2xf64>, tensor<1x1xi32>, tensor<2x1x2xf64>) -> tensor<2x1x2xf64>
   return %0 : tensor<2x1x2xf64>
 }
+
+// ... and so does a scatter of a computed value with that value as its updates.
+// CHECK-LABEL: func.func @scatter_into_itself
+// CHECK: %[[Y:.*]] = stablehlo.multiply %arg0, %arg0
+// CHECK: %[[B:.*]] = stablehlo.optimization_barrier %[[Y]]
+// CHECK: %[[R:.*]] = stablehlo.reverse %[[B]], dims = [2]
+// CHECK: %[[C:.*]] = stablehlo.reverse %[[R]], dims = [2]
+// CHECK: "stablehlo.scatter"(%[[C]], %{{.*}}, %[[Y]])
+func.func @scatter_into_itself(%x: tensor<2x1x3xf64>) -> tensor<2x1x3xf64> {
+  %i = stablehlo.constant dense<0> : tensor<1x1xi32>
+  %y = stablehlo.multiply %x, %x : tensor<2x1x3xf64>
+  %0 = "stablehlo.scatter"(%y, %i, %y) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [0, 2], inserted_window_dims = [1], scatter_dims_to_operand_dims = [1], index_vector_dim = 1>}> ({
+  ^bb0(%a: tensor<f64>, %b: tensor<f64>):
+    %s = stablehlo.add %a, %b : tensor<f64>
+    stablehlo.return %s : tensor<f64>
+  }) : (tensor<2x1x3xf64>, tensor<1x1xi32>, tensor<2x1x3xf64>) -> tensor<2x1x3xf64>
+  return %0 : tensor<2x1x3xf64>
+}
