@@ -3,10 +3,10 @@
 A `Program` is a list of steps over a pool of values: each step applies one op to earlier
 values and adds its result. It returns its last value and up to two others drawn from the
 pool, inputs included: a returned input or intermediate catches an op that writes its
-operand's buffer in place while something else still reads it. Every step carries both the tenzr builder call and an
-independent NumPy implementation, so a program can be evaluated by NumPy (the reference)
-and differentiated by tenzr-grad. Programs print as readable pseudo-code for shrunk
-failures.
+operand's buffer in place while something else still reads it. Every step carries both
+the tenzr builder call and an independent NumPy implementation, so a program can be
+evaluated by NumPy (the reference) and differentiated by tenzr-grad and tenzr-jvp.
+Programs print as readable pseudo-code for shrunk failures.
 """
 
 from __future__ import annotations
@@ -355,6 +355,20 @@ def _dynamic(draw, pool, i):
                 lambda x, u: T.dynamic_update_slice(x, u, *(_const(np.array(s), "i32") for s in starts)), ref, shape)
 
 
+def _region_op(name: str, operands: list, bodies: list[Callable]) -> ir.Operation:
+    """Op `name` on `operands`, one region per body, each a block yielding `body(*arguments)`.
+    The blocks take, and the op returns, values typed as the operands after a case's index,
+    or as all of a loop's operands."""
+    carried = operands if name == T.while_.name else operands[1:]
+    types = [v.type for v in carried]
+    op = ir.Operation.create(name, results=types, operands=operands, regions=len(bodies))
+    for region, body in zip(op.regions, bodies, strict=True):
+        block = region.blocks.append(*types)
+        with ir.InsertionPoint(block):
+            ir.Operation.create(T.yield_.name, results=[], operands=body(*block.arguments))
+    return op
+
+
 def _loop(draw, pool, i):
     """A loop of 1-3 steps carrying pool[i], each step combining a bounded function of the
     carry with a value the loop reads from outside."""
@@ -367,13 +381,8 @@ def _loop(draw, pool, i):
         def count(n):
             return _const(np.array(n, np.int32), "i32")
 
-        types = [count(0).type, x.type]
-        loop = ir.Operation.create(T.while_.name, results=types, operands=[count(0), x], regions=2)
-        for region, yields in zip(loop.regions, (lambda k, c: [T.compare(k, count(steps), direction="lt")],
-                                                 lambda k, c: [T.add(k, count(1)), g(f(c), y)]), strict=True):
-            block = region.blocks.append(*types)
-            with ir.InsertionPoint(block):
-                ir.Operation.create(T.yield_.name, results=[], operands=yields(*block.arguments))
+        loop = _region_op(T.while_.name, [count(0), x], [lambda k, c: [T.compare(k, count(steps), direction="lt")],
+                                                         lambda k, c: [T.add(k, count(1)), g(f(c), y)]])
         return loop.results[1]
 
     def ref(a, b):
@@ -397,11 +406,7 @@ def _cond(draw, pool, i):
         total = T.reduce_sum(p, axes=tuple(range(len(pool[j]))), keepdims=False) if pool[j] else p
         positive = T.compare(total, _const(np.array(0.0)), direction="gt")
         index = T.convert(positive, result=TensorSpec((), "i32"))
-        case = ir.Operation.create(T.case.name, results=[x.type], operands=[index, x], regions=2)
-        for region, branch in zip(case.regions, (f, lambda c: T.mul(g(c), y)), strict=True):
-            block = region.blocks.append(x.type)
-            with ir.InsertionPoint(block):
-                ir.Operation.create(T.yield_.name, results=[], operands=[branch(block.arguments[0])])
+        case = _region_op(T.case.name, [index, x], [lambda c: [f(c)], lambda c: [T.mul(g(c), y)]])
         return case.results[0]
 
     def ref(a, b, c):

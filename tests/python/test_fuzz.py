@@ -52,6 +52,13 @@ def program_text(prog: Program) -> str:
         return str(module)
 
 
+def derivatives(compiled: Compiled, outputs: int) -> tuple:
+    """The compiled VJP and JVP of a program with `outputs` results, as directional_check
+    takes them (each drops the values it returns first)."""
+    return (lambda xs, cts: compiled("f_vjp", *xs, *cts)[outputs:],
+            lambda xs, ts: compiled("f_jvp", *xs, *ts)[outputs:])
+
+
 def directional_check(forward, vjp, jvp, inputs, rng, what):
     """`forward(inputs)` gives the returned values, `vjp(inputs, cotangents)` the gradients
     and `jvp(inputs, tangents)` the returned values' tangents: <ct, J v> three ways (finite
@@ -102,9 +109,7 @@ def check_program(prog: Program, value_seed: int) -> None:
     assert len(got) == len(want)
     for k, (g, w) in enumerate(zip(got, want, strict=True)):
         np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12, err_msg=f"returned value {k} of {prog!r}")
-    n = len(want)
-    directional_check(prog.evaluate, lambda xs, cts: compiled("f_vjp", *xs, *cts)[n:],
-                      lambda xs, ts: compiled("f_jvp", *xs, *ts)[n:], inputs, rng, repr(prog))
+    directional_check(prog.evaluate, *derivatives(compiled, len(want)), inputs, rng, repr(prog))
 
 
 _settings = settings(max_examples=EXAMPLES, deadline=None, derandomize=SEED is None, database=None,
@@ -139,9 +144,8 @@ def test_saved_regressions(path):
     """A once-failing program, replayed: the VJP and JVP against finite differences of the
     compiled forward function (the NumPy reference is not stored)."""
     case = json.loads(path.read_text())
-    n = case["outputs"]
     compiled = compile_program(case["ir"])
     rng = np.random.default_rng(case["seed"])
     inputs = [rng.standard_normal(s) for s in case["inputs"]]
-    directional_check(lambda xs: list(compiled("f", *xs)), lambda xs, cts: compiled("f_vjp", *xs, *cts)[n:],
-                      lambda xs, ts: compiled("f_jvp", *xs, *ts)[n:], inputs, rng, case["program"])
+    directional_check(lambda xs: list(compiled("f", *xs)), *derivatives(compiled, case["outputs"]), inputs, rng,
+                      case["program"])
