@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from tenzr.dialect.diagnostics import TenzrError
 
 MAX_DEPTH = 200
@@ -44,6 +46,9 @@ class TreeDef:
 
 
 LEAF = TreeDef("leaf")
+_LEAF_TYPES = frozenset({np.ndarray, float, int, bool, complex})
+"""Types that are always leaves, checked before anything else (a type registered with
+`register_node` cannot be one of them)."""
 
 _NODES: dict[type, tuple[Callable[[Any], tuple[Any, Any]], Callable[[Any, Any], Any]]] = {}
 """Registered node types: type -> (flatten: obj -> (children, aux data), unflatten: (aux data, children) -> obj)."""
@@ -57,6 +62,8 @@ def register_node(cls: type, flatten_fn: Callable[[Any], tuple[Any, Any]],
         raise TenzrError(f"register_pytree_node: expected a class, got {cls!r}")
     if cls in _NODES or cls in (tuple, list, dict, type(None)):
         raise TenzrError(f"register_pytree_node: {cls.__name__} is already a pytree node type")
+    if cls in _LEAF_TYPES:
+        raise TenzrError(f"register_pytree_node: {cls.__name__} is always a leaf")
     _NODES[cls] = (flatten_fn, unflatten_fn)
 
 
@@ -66,6 +73,9 @@ def flatten(tree: Any) -> tuple[list[Any], TreeDef]:
 
 
 def _flatten(tree: Any, leaves: list[Any], depth: int) -> TreeDef:
+    if type(tree) in _LEAF_TYPES:  # (the common leaf first: a call's cost on small programs)
+        leaves.append(tree)
+        return LEAF
     if tree is None:
         return TreeDef("none")
     node = _NODES.get(type(tree))

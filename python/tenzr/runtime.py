@@ -165,6 +165,8 @@ class _Loaded:
             raise TenzrError(f"cannot load the compiled module on '{driver}': {e}") from None
         self.module = self.context.modules[vm_module.name]  # `module`, or an import's own name
         self.functions: dict[str, rt.VmFunction] = {}
+        self.allocator = self.config.device.allocator
+        self.invoke = self.context.vm_context.invoke
 
 
 class _DriverChoice:
@@ -328,14 +330,14 @@ class Program:
     @staticmethod
     def _invoke(loaded: _Loaded, fn: rt.VmFunction, args: rt.VmVariantList) -> list[rt.HalBufferView]:
         results = rt.VmVariantList(8)
-        loaded.context.vm_context.invoke(fn, args, results)
+        loaded.invoke(fn, args, results)
         return [results.get_as_object(i, rt.HalBufferView) for i in range(len(results))]
 
     def _call_in_place(self, loaded: _Loaded, name: str, in_place: bool, inputs: list[Any]) -> list[np.ndarray]:
         """Host memory serves as device memory: inputs are imported (copies of them unless
         the function is marked `in_place`) and results mapped."""
         fn = self._function(loaded, name)
-        allocator = loaded.config.device.allocator
+        allocator = loaded.allocator
         args = rt.VmVariantList(len(inputs))
         imported, spans = [], []  # imported: the arrays IREE reads, kept alive until we return
         for a in inputs:
@@ -350,7 +352,9 @@ class Program:
         out = [_result_array(view) for view in self._invoke(loaded, fn, args)]
         # IREE returns an input passed through (or a slice of one) as that very memory, and the
         # mapping does not keep the imported array alive: such results are copied while it is.
-        return [r.copy() if _overlaps(r, spans) else r for r in out]
+        low = min((s for s, _ in spans), default=0)
+        high = max((e for _, e in spans), default=0)
+        return [r.copy() if _overlaps(r, spans, low, high) else r for r in out]
 
     def _call_staged(self, fn: rt.VmFunction, reflection: dict[str, str], inputs: list[Any]) -> list[Any]:
         """Inputs are copied into device buffers (a DeviceArray already there is passed as it
@@ -468,8 +472,10 @@ class _ResultMemory:
     (a keep-alive on that object), but a view of that array (a row, `a, b = result`) is based
     on an object below it: once the returned array was dropped, the view read memory IREE
     had freed and the next call's results overwrote (JAX's `key, subkey = split(key)` lost
-    both keys). The arrays Tenzr returns are based on this holder instead, so their views
-    keep it, and with it IREE's array, alive."""
+    both keys). The arrays Tenzr returns are based on an object that holds IREE's array, so
+    their views keep it alive: a memoryview of it (`_result_array`), or this holder for the
+    dtypes the buffer protocol cannot spell (its array interface costs 2.6 us a result, a
+    memoryview 0.4)."""
 
     __slots__ = ("array",)
 
@@ -482,11 +488,14 @@ class _ResultMemory:
 
 
 def _result_array(view: rt.HalBufferView) -> np.ndarray:
-    """A result mapped from device memory (see `_ResultMemory`)."""
+    """A result mapped from device memory, based on a memoryview of IREE's array (which the
+    memoryview keeps alive, and with it the mapping: see `_ResultMemory`)."""
     mapped = view.map().asarray(tuple(view.shape), _dtype_of(view.element_type))
-    out = np.asarray(_ResultMemory(mapped))
-    # (the array interface spells ml_dtypes' bfloat16 as raw bytes)
-    return out if out.dtype == mapped.dtype else out.view(mapped.dtype)
+    try:
+        return np.asarray(memoryview(mapped))
+    except ValueError:  # a dtype the buffer protocol cannot spell (ml_dtypes' bfloat16, float8)
+        # (the array interface spells it as raw bytes)
+        return np.asarray(_ResultMemory(mapped)).view(mapped.dtype)
 
 
 @functools.cache
@@ -506,11 +515,12 @@ def element_type_of_array(a: np.ndarray) -> str | None:
         return None
 
 
-def _overlaps(a: np.ndarray, spans: list[tuple[int, int]]) -> bool:
-    """Whether the bytes of `a` (contiguous) overlap one of the [start, end) address spans."""
+def _overlaps(a: np.ndarray, spans: list[tuple[int, int]], low: int, high: int) -> bool:
+    """Whether the bytes of `a` (contiguous) overlap one of the [start, end) address spans,
+    all of which lie in [low, high)."""
     start = a.ctypes.data
     end = start + a.nbytes
-    return any(low < end and start < high for low, high in spans)
+    return low < end and start < high and any(s < end and start < e for s, e in spans)
 
 
 def _aligned_copy(a: np.ndarray) -> np.ndarray:

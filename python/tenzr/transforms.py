@@ -293,7 +293,12 @@ def clear_caches() -> None:
 def _traced_call(args: Any) -> bool:
     """Whether a transformation called on `args` is part of a trace (inside another
     transformation, or on traced arrays) rather than run on NumPy values."""
-    return current_trace() is not None or any(isinstance(leaf, Array) for leaf in flatten(args)[0])
+    return _traced_leaves(flatten(args)[0])
+
+
+def _traced_leaves(leaves: list[Any]) -> bool:
+    """`_traced_call` of arguments already flattened."""
+    return current_trace() is not None or any(isinstance(leaf, Array) for leaf in leaves)
 
 
 class Traceable:
@@ -318,7 +323,8 @@ class Traceable:
 
     @api_boundary
     def __call__(self, *args: Any) -> Any:
-        if _traced_call(args):
+        leaves, in_tree = flatten(args)
+        if _traced_leaves(leaves):
             return self.trace_call(*args)
         if not self.staged:
             try:
@@ -332,7 +338,6 @@ class Traceable:
             # when the function needs its value is it traced again with the number fixed.
             partial, rest, _ = hold(self.trace_call, args, held)
             return run_retraced(partial, rest, self.target)[0]
-        leaves, in_tree = flatten(args)
         found = _COMPILED.get(_cache_key(self.cache_key(), leaves, in_tree, self.target))
         return (found or self.compiled(*args))(leaves)
 

@@ -84,3 +84,5 @@ def test_registering_twice_or_a_builtin_is_a_clear_error():
         tz.tree_util.register_pytree_node(_Point, lambda p: ((), None), lambda aux, kids: None)
     with pytest.raises(tz.TenzrError, match="tuple is already a pytree node type"):
         tz.tree_util.register_pytree_node(tuple, lambda p: ((), None), lambda aux, kids: None)
+    with pytest.raises(tz.TenzrError, match="ndarray is always a leaf"):
+        tz.tree_util.register_pytree_node(np.ndarray, lambda p: ((), None), lambda aux, kids: None)
