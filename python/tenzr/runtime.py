@@ -18,6 +18,7 @@ import functools
 import os
 import re
 import time
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import iree.runtime as rt
@@ -169,6 +170,32 @@ class _Loaded:
         self.invoke = self.context.vm_context.invoke
 
 
+_TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_CPU_LINE = re.compile(rb"^cpu(\d+) (.*)$", re.MULTILINE)
+
+
+def machine_sample() -> tuple[float, float, float] | None:
+    """(CPU seconds the CPUs this process may run on have been busy, this process's own CPU
+    seconds, wall seconds) now, or None where the kernel does not say (no /proc/stat).
+    Busy counts the hypervisor's steal: time those CPUs could not run anything here."""
+    try:
+        with open("/proc/stat", "rb") as f:
+            text = f.read()
+    except OSError:
+        return None
+    allowed = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    busy = 0
+    for cpu, fields in _CPU_LINE.findall(text):
+        if allowed is None or int(cpu) in allowed:
+            user, nice, system, _idle, _iowait, irq, softirq, steal = (int(v) for v in fields.split()[:8])
+            busy += user + nice + system + irq + softirq + steal
+    return busy / _TICKS_PER_SECOND, time.process_time(), time.perf_counter()
+
+
+def _usable_cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 class _DriverChoice:
     """Which CPU driver runs one function, measured. Worker threads win on programs with
     much work per dispatch; the synchronous driver on small ones, and most on a busy
@@ -192,17 +219,43 @@ class _DriverChoice:
     of eight and four 4-6%, but 43% for the RNN; medians of sixteen and four 15-19% and 5%;
     the 3/8 quantiles of sixteen and four 4-7% and 18%, where the MLP's wrong pick costs
     +55% and the RNN's +18%. (Calls on the task system cost nothing while it runs anyway.)
+
+    Other processes busy on the machine defeat any quantile: with two spinning on two cores
+    the MLP step's calls on the task system fall into two groups, 2.0 ms (both workers ran)
+    and 6-8 ms, about half in each, where synchronous calls take 3.2 ms (medians of 150
+    interleaved calls, two runs: task system 4.3 and 5.2 ms, synchronous 3.2, JAX 3.4 and
+    3.1); resampled, the 3/8 quantiles of sixteen and four picked the task system in 50-60%
+    of the choices, medians of sixteen and eight in 19-39%. So the CPU time other processes
+    took since the last choice (`machine_sample`) counts first: when it leaves fewer than
+    FREE_CORES of the cores this process may use, the synchronous driver runs. (JAX's
+    threads are this process's own, so a framework beside Tenzr in one process does not
+    count.)
     """
 
     FIRST = 2
     PROBES: ClassVar[dict[str, int]] = {"local-task": 16, "local-sync": 4}
     QUANTILE = 3 / 8
     RUN = 500
+    FREE_CORES = 1.5
+    SHORTEST_WINDOW = 0.05
+    """Seconds since the last choice below which the other processes' CPU time (counted in
+    the kernel's 10 ms ticks) says too little to go by."""
 
-    def __init__(self) -> None:
+    def __init__(self, sample: Callable[[], tuple[float, float, float] | None] = machine_sample) -> None:
         self.chosen = CPU_DRIVERS[0]
         self.left = self.FIRST
         self.times: dict[str, list[float]] = {d: [] for d in CPU_DRIVERS}
+        self.sample = sample
+        self.since = sample()
+
+    def cores_taken(self) -> float | None:
+        """How many cores other processes kept busy, on average, since the last choice (None
+        when unknown); starts the next window."""
+        now, then = self.sample(), self.since
+        self.since = now
+        if now is None or then is None or now[2] - then[2] < self.SHORTEST_WINDOW:
+            return None
+        return max(0.0, (now[0] - then[0]) - (now[1] - then[1])) / (now[2] - then[2])
 
     def _wanted(self, driver: str) -> int:
         return self.PROBES[driver] + (driver != self.chosen)
@@ -220,7 +273,9 @@ class _DriverChoice:
             return
         self.times[driver].append(seconds)
         if all(len(self.times[d]) >= self._wanted(d) for d in CPU_DRIVERS):
-            self.chosen = min(CPU_DRIVERS, key=self._quantile)
+            taken = self.cores_taken()
+            busy = taken is not None and _usable_cores() - taken < self.FREE_CORES
+            self.chosen = CPU_DRIVERS[1] if busy else min(CPU_DRIVERS, key=self._quantile)
             self.left = self.RUN
             self.times = {d: [] for d in CPU_DRIVERS}
 

@@ -269,7 +269,7 @@ def test_the_faster_cpu_driver_runs_and_both_are_measured_again():
     from tenzr.runtime import CPU_DRIVERS, _DriverChoice
 
     task, sync = CPU_DRIVERS
-    choice = _DriverChoice()
+    choice = _DriverChoice(sample=_unknown_load)
     measuring = sum(_DriverChoice.PROBES.values()) + 1  # (one more synchronous call warms it up)
     first_sync = []
 
@@ -298,7 +298,7 @@ def test_a_task_system_slowed_now_and_then_keeps_running():
 
     task = CPU_DRIVERS[0]
     slow = itertools.cycle([False, False, False, True, True, False, False, False, True, False])
-    choice = _DriverChoice()
+    choice = _DriverChoice(sample=_unknown_load)
     ran = _drive(choice, lambda d, n: (6.6 if next(slow) else 2.6) if d == task else 4.4, 40)
     assert ran[-10:] == [task] * 10
 
@@ -310,8 +310,37 @@ def test_a_task_system_whose_times_spread_gives_way_to_a_steadier_synchronous_dr
 
     task, sync = CPU_DRIVERS
     spread = itertools.cycle([3.5, 3.6, 4.0, 4.4, 4.7, 5.0, 6.0, 3.7])
-    ran = _drive(_DriverChoice(), lambda d, n: next(spread) if d == task else 3.8, 40)
+    ran = _drive(_DriverChoice(sample=_unknown_load), lambda d, n: next(spread) if d == task else 3.8, 40)
     assert ran[-10:] == [sync] * 10
+
+
+def test_other_busy_processes_leave_the_synchronous_driver_running():
+    """With other processes keeping all but half a core busy, the task system's workers wait
+    for the cores, so the synchronous driver runs even where the task system timed faster;
+    once they stop, the task system runs again."""
+    from tenzr.runtime import CPU_DRIVERS, _DriverChoice, _usable_cores
+
+    task, sync = CPU_DRIVERS
+    clock = {"busy": 0.0, "own": 0.0, "wall": 0.0, "others": _usable_cores() - 0.5}
+
+    def sample():  # each call a second later, this process busy on one core, others on `others`
+        clock["wall"] += 1.0
+        clock["own"] += 1.0
+        clock["busy"] += 1.0 + clock["others"]
+        return clock["busy"], clock["own"], clock["wall"]
+
+    choice = _DriverChoice(sample=sample)
+    faster_task = {task: 1.0, sync: 2.0}
+    measuring = _DriverChoice.FIRST + sum(_DriverChoice.PROBES.values()) + 1
+    assert _drive(choice, lambda d, n: faster_task[d], measuring + 10)[-10:] == [sync] * 10
+    clock["others"] = 0.0
+    rest = _drive(choice, lambda d, n: faster_task[d], _DriverChoice.RUN - 10 + measuring + 10)
+    assert rest[-10:] == [task] * 10
+
+
+def _unknown_load():
+    """A machine sample for `_DriverChoice` where the kernel says nothing (as off Linux)."""
+    return None
 
 
 def test_an_iree_run_time_failure_is_a_clear_error(monkeypatch):
