@@ -175,9 +175,10 @@ _CPU_LINE = re.compile(rb"^cpu(\d+) (.*)$", re.MULTILINE)
 
 
 def machine_sample() -> tuple[float, float, float] | None:
-    """(CPU seconds the CPUs this process may run on have been busy, this process's own CPU
-    seconds, wall seconds) now, or None where the kernel does not say (no /proc/stat).
-    Busy counts the hypervisor's steal: time those CPUs could not run anything here."""
+    """(CPU seconds the CPUs this process may run on have been busy, CPU seconds of this
+    process and of the children it waited for (IREE's compiler), wall seconds) now, or None
+    where the kernel does not say (no /proc/stat). Busy counts the hypervisor's steal: time
+    those CPUs could not run anything here."""
     try:
         with open("/proc/stat", "rb") as f:
             text = f.read()
@@ -189,7 +190,9 @@ def machine_sample() -> tuple[float, float, float] | None:
         if allowed is None or int(cpu) in allowed:
             user, nice, system, _idle, _iowait, irq, softirq, steal = (int(v) for v in fields.split()[:8])
             busy += user + nice + system + irq + softirq + steal
-    return busy / _TICKS_PER_SECOND, time.process_time(), time.perf_counter()
+    own = os.times()
+    spent = own.user + own.system + own.children_user + own.children_system
+    return busy / _TICKS_PER_SECOND, spent, time.perf_counter()
 
 
 def _usable_cores() -> int:
@@ -226,17 +229,23 @@ class _DriverChoice:
     interleaved calls, two runs: task system 4.3 and 5.2 ms, synchronous 3.2, JAX 3.4 and
     3.1); resampled, the 3/8 quantiles of sixteen and four picked the task system in 50-60%
     of the choices, medians of sixteen and eight in 19-39%. So the CPU time other processes
-    took since the last choice (`machine_sample`) counts first: when it leaves fewer than
-    FREE_CORES of the cores this process may use, the synchronous driver runs. (JAX's
-    threads are this process's own, so a framework beside Tenzr in one process does not
-    count.)
+    took while the calls are timed (`machine_sample`) counts first: when it leaves fewer than
+    FREE_CORES of the cores this process may use, the driver whose last BUSY_PROBES calls
+    took less time in all runs, chosen as soon as each driver has made them (a short run
+    spends few calls on the task system). (JAX's threads are this process's own, so a
+    framework beside Tenzr in one process does not count, nor does IREE's compiler running
+    for it.) Beside the two busy processes: the MLP step's mean on the task system 5.1-5.8 ms,
+    synchronous 3.8-4.4; the chain's 1024x1024 step, whose few large products keep both
+    workers busy, 14.5 ms on the task system and 24 synchronous.
     """
 
     FIRST = 2
+    """(At least one: the machine is sampled as the timed calls begin.)"""
     PROBES: ClassVar[dict[str, int]] = {"local-task": 16, "local-sync": 4}
     QUANTILE = 3 / 8
     RUN = 500
     FREE_CORES = 1.5
+    BUSY_PROBES = 3
     SHORTEST_WINDOW = 0.05
     """Seconds since the last choice below which the other processes' CPU time (counted in
     the kernel's 10 ms ticks) says too little to go by."""
@@ -246,38 +255,46 @@ class _DriverChoice:
         self.left = self.FIRST
         self.times: dict[str, list[float]] = {d: [] for d in CPU_DRIVERS}
         self.sample = sample
-        self.since = sample()
+        self.since: tuple[float, float, float] | None = None
+        """The machine when this round of timed calls began."""
+        self.busy = False
+        """Whether other processes have kept the cores busy during this round (`_busy`)."""
 
-    def cores_taken(self) -> float | None:
-        """How many cores other processes kept busy, on average, since the last choice (None
-        when unknown); starts the next window."""
+    def _busy(self) -> bool:
+        """Whether other processes kept more than all but FREE_CORES of this process's cores
+        busy, on average, since this round of timed calls began (False when unknown)."""
         now, then = self.sample(), self.since
-        self.since = now
         if now is None or then is None or now[2] - then[2] < self.SHORTEST_WINDOW:
-            return None
-        return max(0.0, (now[0] - then[0]) - (now[1] - then[1])) / (now[2] - then[2])
+            return False
+        taken = max(0.0, (now[0] - then[0]) - (now[1] - then[1])) / (now[2] - then[2])
+        return _usable_cores() - taken < self.FREE_CORES
 
-    def _wanted(self, driver: str) -> int:
-        return self.PROBES[driver] + (driver != self.chosen)
+    def _wanted(self, driver: str, busy: bool) -> int:
+        return (self.BUSY_PROBES if busy else self.PROBES[driver]) + (driver != self.chosen)
 
     def next(self) -> str:
         """The driver for the next call."""
         if self.left > 0:
             return self.chosen
-        return min(CPU_DRIVERS, key=lambda d: len(self.times[d]) / self._wanted(d))  # (ties: the task system)
+        # (ties: the task system)
+        return min(CPU_DRIVERS, key=lambda d: len(self.times[d]) / self._wanted(d, self.busy))
 
     def record(self, driver: str, seconds: float) -> None:
         """How long a call on `driver` took."""
         if self.left > 0:
             self.left -= 1
+            if self.left == 0:
+                self.since, self.busy = self.sample(), False
             return
         self.times[driver].append(seconds)
-        if all(len(self.times[d]) >= self._wanted(d) for d in CPU_DRIVERS):
-            taken = self.cores_taken()
-            busy = taken is not None and _usable_cores() - taken < self.FREE_CORES
-            self.chosen = CPU_DRIVERS[1] if busy else min(CPU_DRIVERS, key=self._quantile)
+        self.busy = self._busy()
+        if all(len(self.times[d]) >= self._wanted(d, self.busy) for d in CPU_DRIVERS):
+            self.chosen = min(CPU_DRIVERS, key=self._mean if self.busy else self._quantile)
             self.left = self.RUN
             self.times = {d: [] for d in CPU_DRIVERS}
+
+    def _mean(self, driver: str) -> float:
+        return sum(self.times[driver][-self.BUSY_PROBES:]) / self.BUSY_PROBES
 
     def _quantile(self, driver: str) -> float:
         kept = sorted(self.times[driver][-self.PROBES[driver]:])
