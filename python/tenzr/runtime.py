@@ -230,13 +230,13 @@ class _DriverChoice:
     3.1); resampled, the 3/8 quantiles of sixteen and four picked the task system in 50-60%
     of the choices, medians of sixteen and eight in 19-39%. So the CPU time other processes
     took while the calls are timed (`machine_sample`) counts first: when it leaves fewer than
-    FREE_CORES of the cores this process may use, the driver whose last BUSY_PROBES calls
-    took less time in all runs, chosen as soon as each driver has made them (a short run
-    spends few calls on the task system). (JAX's threads are this process's own, so a
-    framework beside Tenzr in one process does not count, nor does IREE's compiler running
-    for it.) Beside the two busy processes: the MLP step's mean on the task system 5.1-5.8 ms,
-    synchronous 3.8-4.4; the chain's 1024x1024 step, whose few large products keep both
-    workers busy, 14.5 ms on the task system and 24 synchronous.
+    FREE_CORES of the cores this process may use, the choice goes by the mean of each
+    driver's last BUSY_PROBES calls instead, made as soon as each driver has made them (so a
+    short run spends few calls on the task system). JAX's threads are this process's own, so
+    a framework beside Tenzr in one process does not count, nor does IREE's compiler running
+    for it. Beside the two busy processes the MLP step's mean was 5.1-5.8 ms on the task
+    system and 3.8-4.4 synchronous; the chain's 1024x1024 step, whose few large products
+    keep both workers busy, 14.5 ms on the task system and 24 synchronous.
     """
 
     FIRST = 2
@@ -247,8 +247,8 @@ class _DriverChoice:
     FREE_CORES = 1.5
     BUSY_PROBES = 3
     SHORTEST_WINDOW = 0.05
-    """Seconds since the last choice below which the other processes' CPU time (counted in
-    the kernel's 10 ms ticks) says too little to go by."""
+    """Seconds of timed calls below which the other processes' CPU time (counted in the
+    kernel's 10 ms ticks) says too little to go by."""
 
     def __init__(self, sample: Callable[[], tuple[float, float, float] | None] = machine_sample) -> None:
         self.chosen = CPU_DRIVERS[0]
