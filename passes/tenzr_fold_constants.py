@@ -4,13 +4,13 @@ MLIR's canonicalizer folds none of StableHLO's arithmetic in these bindings, so 
 gradient's constant factors (a mean's cotangent is `negate(divide(1, 128))`) reached IREE
 as ops. IREE hoists each such expression into a global, computed at load by an
 initializer dispatch of its own: one executable more to compile (the MLP's value_and_grad
-26 instead of 25, about 4% of its compile time; the GMM's 32 instead of 30).
+26 instead of 25, about 4% of its compile time; the GMM's 32 instead of 29).
 
 Folded here in NumPy with StableHLO's semantics: integers wrap, floats round as IEEE
 (division of floats only, as integer division rounds otherwise in NumPy; comparisons
-but a float total order). A result is folded when it is a splat or has at most MAX_ELEMENTS
-elements; complex and 16-bit floats are left to IREE. (Constant indices normalized against
-negative values, `select(i < 0, i + n, i)` then clamped, were the GMM's other initializer.)
+other than a float total order). A result is folded when it is a splat or has at most
+MAX_ELEMENTS elements; complex and 16-bit floats are left to IREE. (Constant indices made
+non-negative, `select(i < 0, i + n, i)`, then clamped, were one of the GMM's initializers.)
 """
 
 from __future__ import annotations
