@@ -22,8 +22,8 @@ LOWERING_PIPELINE = ("builtin.module(convert-tenzr-to-stablehlo,func.func(chlo-l
                      "tenzr-split-grouped-convolutions,tenzr-single-window-strides,tenzr-im2col,"
                      "tenzr-transpose-after-concatenate,tenzr-fold-slices,tenzr-reverse-before-strided-slice,"
                      "tenzr-split-reductions,tenzr-sort-rows,tenzr-bound-indices,tenzr-split-scatter-windows,"
-                     "tenzr-order-scatter-dims,tenzr-simplify-loops,tenzr-elementwise-before-reshapes,tenzr-fold-constants,canonicalize,"
-                     "tenzr-concatenate-wide-pads,cse,tenzr-copy-in-place-operands)")
+                     "tenzr-order-scatter-dims,tenzr-simplify-loops,tenzr-elementwise-before-reshapes,"
+                     "tenzr-fold-constants,canonicalize,tenzr-concatenate-wide-pads,cse,tenzr-copy-in-place-operands)")
 """Lowering (CHLO's ops, as JAX exports them, become StableHLO too), then the forms IREE
 compiles well and the workarounds of its bugs and departures from StableHLO's semantics
 (each a pass with its own lit test), then MLIR's cleanups."""
