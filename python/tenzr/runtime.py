@@ -250,10 +250,14 @@ class _DriverChoice:
     """Seconds of timed calls below which the other processes' CPU time (counted in the
     kernel's 10 ms ticks) says too little to go by."""
 
-    def __init__(self, sample: Callable[[], tuple[float, float, float] | None] = machine_sample) -> None:
-        self.chosen = CPU_DRIVERS[0]
+    def __init__(self, drivers: tuple[str, ...] = CPU_DRIVERS,
+                 sample: Callable[[], tuple[float, float, float] | None] = machine_sample) -> None:
+        self.drivers = drivers
+        """The drivers to choose from (one where TENZR_CPU_DRIVER names it: the machine's
+        load is still followed, for `gives_way`)."""
+        self.chosen = drivers[0]
         self.left = self.FIRST
-        self.times: dict[str, list[float]] = {d: [] for d in CPU_DRIVERS}
+        self.times: dict[str, list[float]] = {d: [] for d in drivers}
         self.sample = sample
         self.since: tuple[float, float, float] | None = None
         """The machine when this round of timed calls began."""
@@ -262,10 +266,13 @@ class _DriverChoice:
 
     def _busy(self) -> bool:
         """Whether other processes kept more than all but FREE_CORES of this process's cores
-        busy, on average, since this round of timed calls began (False when unknown)."""
+        busy, on average, since this round of timed calls began (False when unknown; the last
+        round's verdict while this one is too short to tell)."""
         now, then = self.sample(), self.since
-        if now is None or then is None or now[2] - then[2] < self.SHORTEST_WINDOW:
+        if now is None or then is None:
             return False
+        if now[2] - then[2] < self.SHORTEST_WINDOW:
+            return self.busy
         taken = max(0.0, (now[0] - then[0]) - (now[1] - then[1])) / (now[2] - then[2])
         return _usable_cores() - taken < self.FREE_CORES
 
@@ -277,21 +284,27 @@ class _DriverChoice:
         if self.left > 0:
             return self.chosen
         # (ties: the task system)
-        return min(CPU_DRIVERS, key=lambda d: len(self.times[d]) / self._wanted(d, self.busy))
+        return min(self.drivers, key=lambda d: len(self.times[d]) / self._wanted(d, self.busy))
+
+    def gives_way(self, driver: str) -> bool:
+        """Whether the calling thread waits on `driver` as one that does not preempt IREE's
+        workers when they wake it (`_giving_way`): on the task system of a machine not kept
+        busy by other processes, whose threads it would then wait behind."""
+        return driver == "local-task" and not self.busy
 
     def record(self, driver: str, seconds: float) -> None:
         """How long a call on `driver` took."""
         if self.left > 0:
             self.left -= 1
             if self.left == 0:
-                self.since, self.busy = self.sample(), False
+                self.since = self.sample()
             return
         self.times[driver].append(seconds)
         self.busy = self._busy()
-        if all(len(self.times[d]) >= self._wanted(d, self.busy) for d in CPU_DRIVERS):
-            self.chosen = min(CPU_DRIVERS, key=self._mean if self.busy else self._quantile)
+        if all(len(self.times[d]) >= self._wanted(d, self.busy) for d in self.drivers):
+            self.chosen = min(self.drivers, key=self._mean if self.busy else self._quantile)
             self.left = self.RUN
-            self.times = {d: [] for d in CPU_DRIVERS}
+            self.times = {d: [] for d in self.drivers}
 
     def _mean(self, driver: str) -> float:
         return sum(self.times[driver][-self.BUSY_PROBES:]) / self.BUSY_PROBES
@@ -299,6 +312,42 @@ class _DriverChoice:
     def _quantile(self, driver: str) -> float:
         kept = sorted(self.times[driver][-self.PROBES[driver]:])
         return kept[int(len(kept) * self.QUANTILE)]
+
+
+_can_give_way = hasattr(os, "SCHED_BATCH")
+"""False off Linux, and once the kernel refused a change of policy (a sandbox may)."""
+
+
+def _giving_way() -> bool:
+    """Makes the calling thread, if it is a normal one (SCHED_OTHER), a thread that does not
+    preempt the one running on a core when it wakes (SCHED_BATCH) until `_as_before`; says
+    whether it did.
+
+    Why: the IREE worker that finishes a call wakes the thread waiting for it while still
+    holding the semaphore's lock; woken on that worker's core and preempting it, the waiting
+    thread then spins for the lock until the kernel's next tick. On two cores and two pinned
+    workers 15-40% of the MLP step's calls took 2 or 4 ms longer than the usual 1.9-2.0 ms
+    (mean 2.75-2.86 ms, process CPU 4.4 ms a call); waiting as SCHED_BATCH none did (mean
+    1.89 ms, CPU 3.5 ms). The CNN's mean went from 1.85 to 0.94 ms, the chain's from 7.1 to
+    6.1, the GMM's from 1.55 to 1.30. Beside busy processes the same thread, woken, waits
+    for them too (the MLP's median went from 4.2 to 7.0 ms): `_DriverChoice.gives_way`."""
+    global _can_give_way
+    if not _can_give_way:
+        return False
+    try:
+        if os.sched_getscheduler(0) != os.SCHED_OTHER:
+            return False  # (the caller's own choice, left as it is)
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+    except OSError:
+        _can_give_way = False
+        return False
+    return True
+
+
+def _as_before() -> None:
+    """Makes the calling thread a normal one again after `_giving_way` (which any thread may:
+    only leaving SCHED_IDLE takes a privilege)."""
+    os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
 
 
 class Program:
@@ -316,7 +365,8 @@ class Program:
                              f"{', '.join(CPU_DRIVERS)}, or leave it unset to have each program measure both)")
         self._driver = forced or target.driver
         self._loaded = {self._driver: _Loaded(vmfb, self._driver)}
-        self._choices: dict[str, _DriverChoice] | None = {} if not self._staged and forced is None else None
+        self._drivers = (forced,) if forced else CPU_DRIVERS
+        self._choices: dict[str, _DriverChoice] = {}
         self._reflections: dict[str, dict[str, str]] = {}
 
     def _on(self, driver: str) -> _Loaded:
@@ -370,14 +420,12 @@ class Program:
             if self._staged:
                 return self._call_staged(fn, reflection, inputs)
             in_place = reflection.get(INPUTS_REFLECTION) == "in-place"
-            if self._choices is None:
-                return self._call_in_place(self._loaded[self._driver], name, in_place, inputs)
             choice = self._choices.get(name)
             if choice is None:
-                choice = self._choices[name] = _DriverChoice()
+                choice = self._choices[name] = _DriverChoice(self._drivers)
             driver = choice.next()
             start = time.perf_counter()
-            out = self._call_in_place(self._on(driver), name, in_place, inputs)
+            out = self._call_in_place(self._on(driver), name, in_place, inputs, choice.gives_way(driver))
             choice.record(driver, time.perf_counter() - start)
             return out
         except (RuntimeError, ValueError, IndexError) as e:  # (IREE raises IndexError for OUT_OF_RANGE)
@@ -400,14 +448,22 @@ class Program:
         return None
 
     @staticmethod
-    def _invoke(loaded: _Loaded, fn: rt.VmFunction, args: rt.VmVariantList) -> list[rt.HalBufferView]:
+    def _invoke(loaded: _Loaded, fn: rt.VmFunction, args: rt.VmVariantList,
+                give_way: bool = False) -> list[rt.HalBufferView]:
         results = rt.VmVariantList(8)
-        loaded.invoke(fn, args, results)
+        if give_way and _giving_way():
+            try:
+                loaded.invoke(fn, args, results)
+            finally:
+                _as_before()
+        else:
+            loaded.invoke(fn, args, results)
         return [results.get_as_object(i, rt.HalBufferView) for i in range(len(results))]
 
-    def _call_in_place(self, loaded: _Loaded, name: str, in_place: bool, inputs: list[Any]) -> list[np.ndarray]:
+    def _call_in_place(self, loaded: _Loaded, name: str, in_place: bool, inputs: list[Any],
+                       give_way: bool) -> list[np.ndarray]:
         """Host memory serves as device memory: inputs are imported (copies of them unless
-        the function is marked `in_place`) and results mapped."""
+        the function is marked `in_place`) and results mapped. `give_way`: see `_giving_way`."""
         fn = self._function(loaded, name)
         allocator = loaded.allocator
         args = rt.VmVariantList(len(inputs))
@@ -421,7 +477,7 @@ class Program:
             spans.append((start, start + a.nbytes))
             args.push_ref(rt.HalBufferView(allocator.import_host_allocation(a, _HOST_MEMORY, _HOST_USAGE), a.shape,
                                            _element_type(a.dtype)))
-        out = [_result_array(view) for view in self._invoke(loaded, fn, args)]
+        out = [_result_array(view) for view in self._invoke(loaded, fn, args, give_way)]
         # IREE returns an input passed through (or a slice of one) as that very memory, and the
         # mapping does not keep the imported array alive: such results are copied while it is.
         low = min((s for s, _ in spans), default=0)

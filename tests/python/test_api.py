@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import collections
 import itertools
+import os
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -347,6 +349,51 @@ def test_beside_busy_processes_the_driver_faster_on_average_runs_after_a_few_cal
 def _unknown_load():
     """A machine sample for `_DriverChoice` where the kernel says nothing (as off Linux)."""
     return None
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="Linux's scheduling policies")
+def test_a_call_on_the_task_system_waits_as_a_thread_that_does_not_preempt_iree_workers(monkeypatch):
+    """SCHED_BATCH while IREE runs the call, SCHED_OTHER again after it; a thread with a policy
+    of its own keeps it; beside busy processes the thread stays a normal one."""
+    from tenzr.runtime import CPU_DRIVER_ENV, _DriverChoice, _usable_cores
+
+    monkeypatch.setenv(CPU_DRIVER_ENV, "local-task")
+    f = tz.jit(lambda a: a * 2.0)
+    x = np.arange(4, dtype=np.float32)
+    f(x)
+    program = f.compiled(x).program
+    loaded, seen = program._loaded["local-task"], []
+    invoke = loaded.invoke
+
+    def spy(*args):
+        seen.append(os.sched_getscheduler(0))
+        return invoke(*args)
+
+    monkeypatch.setattr(loaded, "invoke", spy)
+    program._choices["main"] = _DriverChoice(("local-task",), sample=_unknown_load)
+    np.testing.assert_array_equal(f(x), x * 2)
+    assert seen == [os.SCHED_BATCH] and os.sched_getscheduler(0) == os.SCHED_OTHER
+
+    def idle_caller():
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        f(x)
+
+    caller = threading.Thread(target=idle_caller)
+    caller.start()
+    caller.join()
+    assert seen[-1] == os.SCHED_IDLE
+
+    clock = [0.0]
+
+    def busy_machine():  # each call a second later: this process on one core, others on the rest
+        clock[0] += 1.0
+        return clock[0] * _usable_cores(), clock[0], clock[0]
+
+    program._choices["main"] = _DriverChoice(("local-task",), sample=busy_machine)
+    calls = _DriverChoice.FIRST + 3  # (the load is known once the first timed call ends)
+    for _ in range(calls):
+        f(x)
+    assert seen[-calls:] == [os.SCHED_BATCH] * (_DriverChoice.FIRST + 1) + [os.SCHED_OTHER] * 2
 
 
 def test_an_iree_run_time_failure_is_a_clear_error(monkeypatch):
