@@ -222,6 +222,8 @@ class _DriverChoice:
     of eight and four 4-6%, but 43% for the RNN; medians of sixteen and four 15-19% and 5%;
     the 3/8 quantiles of sixteen and four 4-7% and 18%, where the MLP's wrong pick costs
     +55% and the RNN's +18%. (Calls on the task system cost nothing while it runs anyway.)
+    Most of those slow calls were the waiting thread preempting the worker that woke it, and
+    are gone on a machine no other process keeps busy (`_giving_way`, `gives_way`).
 
     Other processes busy on the machine defeat any quantile: with two spinning on two cores
     the MLP step's calls on the task system fall into two groups, 2.0 ms (both workers ran)
