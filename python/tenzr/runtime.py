@@ -29,7 +29,7 @@ from tenzr.dialect.diagnostics import TenzrError, warn
 from tenzr.dialect.types import ELEMENT_TYPES, TensorSpec, element_type_of, numpy_dtype
 from tenzr.passes.tenzr_mark_in_place import INPUTS_REFLECTION
 from tenzr.passes.tenzr_widen_boundary import WIDENED
-from tenzr.targets import HOST_BUFFER_ALIGNMENT, WORKER_STACK_BYTES, Target
+from tenzr.targets import ABI_MODEL_REFLECTION, FENCED_ABI, HOST_BUFFER_ALIGNMENT, WORKER_STACK_BYTES, Target
 
 _CONFIGS: dict[str, rt.Config] = {}
 
@@ -223,7 +223,7 @@ class _DriverChoice:
     the 3/8 quantiles of sixteen and four 4-7% and 18%, where the MLP's wrong pick costs
     +55% and the RNN's +18%. (Calls on the task system cost nothing while it runs anyway.)
     Most of those slow calls were the waiting thread preempting the worker that woke it, and
-    are gone on a machine no other process keeps busy (`_giving_way`, `gives_way`).
+    are gone on a machine no other process keeps busy (`_giving_way`, `waiting`).
 
     Other processes busy on the machine defeat any quantile: with two spinning on two cores
     the MLP step's calls on the task system fall into two groups, 2.0 ms (both workers ran)
@@ -256,7 +256,7 @@ class _DriverChoice:
                  sample: Callable[[], tuple[float, float, float] | None] = machine_sample) -> None:
         self.drivers = drivers
         """The drivers to choose from (one where TENZR_CPU_DRIVER names it: the machine's
-        load is still followed, for `gives_way`)."""
+        load is still followed, for `waiting`)."""
         self.chosen = drivers[0]
         self.left = self.FIRST
         self.times: dict[str, list[float]] = {d: [] for d in drivers}
@@ -288,11 +288,14 @@ class _DriverChoice:
         # (ties: the task system)
         return min(self.drivers, key=lambda d: len(self.times[d]) / self._wanted(d, self.busy))
 
-    def gives_way(self, driver: str) -> bool:
-        """Whether the calling thread waits on `driver` as one that does not preempt IREE's
-        workers when they wake it (`_giving_way`): on the task system of a machine not kept
-        busy by other processes, whose threads it would then wait behind."""
-        return driver == "local-task" and not self.busy
+    def waiting(self, driver: str) -> str:
+        """How the calling thread waits for a call on `driver` to end (`_wait_for`): on the
+        task system it gives way to IREE's workers on a machine no other process keeps busy,
+        and polls beside busy processes (whose threads a thread giving way would wait behind
+        too); a synchronous call has ended when IREE returns."""
+        if driver != "local-task":
+            return "block"
+        return "poll" if self.busy else "give way"
 
     def record(self, driver: str, seconds: float) -> None:
         """How long a call on `driver` took."""
@@ -332,7 +335,7 @@ def _giving_way() -> bool:
     (mean 2.75-2.86 ms, process CPU 4.4 ms a call); waiting as SCHED_BATCH none did (mean
     1.89 ms, CPU 3.5 ms). The CNN's mean went from 1.85 to 0.94 ms, the chain's from 7.1 to
     6.1, the GMM's from 1.55 to 1.30. Beside busy processes the same thread, woken, waits
-    for them too (the MLP's median went from 4.2 to 7.0 ms): `_DriverChoice.gives_way`."""
+    for them too (the MLP's median went from 4.2 to 7.0 ms): `_DriverChoice.waiting`."""
     global _can_give_way
     if not _can_give_way:
         return False
@@ -350,6 +353,33 @@ def _as_before() -> None:
     """Makes the calling thread a normal one again after `_giving_way` (which any thread may:
     only leaving SCHED_IDLE takes a privilege)."""
     os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+
+
+_NOTHING_TO_WAIT_FOR = rt.HalFence(0)
+"""The fence a call waits on before it starts: none."""
+
+
+def _wait_for(signal: rt.HalFence, done: rt.HalSemaphore, waiting: str) -> None:
+    """Waits until a fenced call signals `signal` (`done` reaching 1), as `waiting` says:
+    "give way" blocks as a thread that does not preempt IREE's workers when they wake it
+    (`_giving_way`), "poll" asks IREE again and again, "block" just blocks.
+
+    Why poll beside busy processes: a blocked thread is woken by the worker that ends the
+    call, which may then be preempted while it holds the semaphore's lock (and the woken
+    thread spins for it), whether the thread gave way or not. With two processes busy on the
+    two cores the MLP step's calls on the task system took a median of 5.9-6.2 ms blocking
+    (4.0 giving way), 2.4-2.8 polling (JAX 2.8-3.1, mean 3.5-4.0); the CNN's mean went from
+    3.4-4.6 ms to 1.9, the GMM's from 3.9-5.0 to 1.8. On a quiet machine polling was 3-6%
+    slower than giving way."""
+    if waiting == "poll":
+        while done.query() < 1:
+            time.sleep(0)
+    elif waiting == "give way" and _giving_way():
+        try:
+            signal.wait()
+        finally:
+            _as_before()
+    signal.wait()  # (returns at once once signalled; raises where the call failed)
 
 
 class Program:
@@ -427,7 +457,8 @@ class Program:
                 choice = self._choices[name] = _DriverChoice(self._drivers)
             driver = choice.next()
             start = time.perf_counter()
-            out = self._call_in_place(self._on(driver), name, in_place, inputs, choice.gives_way(driver))
+            fenced = reflection.get(ABI_MODEL_REFLECTION) == FENCED_ABI
+            out = self._call_in_place(self._on(driver), name, in_place, inputs, fenced, choice.waiting(driver))
             choice.record(driver, time.perf_counter() - start)
             return out
         except (RuntimeError, ValueError, IndexError) as e:  # (IREE raises IndexError for OUT_OF_RANGE)
@@ -450,10 +481,19 @@ class Program:
         return None
 
     @staticmethod
-    def _invoke(loaded: _Loaded, fn: rt.VmFunction, args: rt.VmVariantList,
-                give_way: bool = False) -> list[rt.HalBufferView]:
+    def _invoke(loaded: _Loaded, fn: rt.VmFunction, args: rt.VmVariantList, fenced: bool = False,
+                waiting: str = "block") -> list[rt.HalBufferView]:
+        """Runs `fn` and waits for its end (`_wait_for`); a `fenced` function takes the fences
+        it waits on and signals after its inputs, and returns before its work is done."""
         results = rt.VmVariantList(8)
-        if give_way and _giving_way():
+        if fenced:
+            done = loaded.config.device.create_semaphore(0)
+            signal = rt.HalFence.create_at(done, 1)
+            args.push_ref(_NOTHING_TO_WAIT_FOR)
+            args.push_ref(signal)
+            loaded.invoke(fn, args, results)
+            _wait_for(signal, done, waiting)
+        elif waiting == "give way" and _giving_way():
             try:
                 loaded.invoke(fn, args, results)
             finally:
@@ -462,13 +502,13 @@ class Program:
             loaded.invoke(fn, args, results)
         return [results.get_as_object(i, rt.HalBufferView) for i in range(len(results))]
 
-    def _call_in_place(self, loaded: _Loaded, name: str, in_place: bool, inputs: list[Any],
-                       give_way: bool) -> list[np.ndarray]:
+    def _call_in_place(self, loaded: _Loaded, name: str, in_place: bool, inputs: list[Any], fenced: bool,
+                       waiting: str) -> list[np.ndarray]:
         """Host memory serves as device memory: inputs are imported (copies of them unless
-        the function is marked `in_place`) and results mapped. `give_way`: see `_giving_way`."""
+        the function is marked `in_place`) and results mapped."""
         fn = self._function(loaded, name)
         allocator = loaded.allocator
-        args = rt.VmVariantList(len(inputs))
+        args = rt.VmVariantList(len(inputs) + 2)
         imported, spans = [], []  # imported: the arrays IREE reads, kept alive until we return
         for a in inputs:
             start = a.ctypes.data
@@ -479,7 +519,7 @@ class Program:
             spans.append((start, start + a.nbytes))
             args.push_ref(rt.HalBufferView(allocator.import_host_allocation(a, _HOST_MEMORY, _HOST_USAGE), a.shape,
                                            _element_type(a.dtype)))
-        out = [_result_array(view) for view in self._invoke(loaded, fn, args, give_way)]
+        out = [_result_array(view) for view in self._invoke(loaded, fn, args, fenced, waiting)]
         # IREE returns an input passed through (or a slice of one) as that very memory, and the
         # mapping does not keep the imported array alive: such results are copied while it is.
         low = min((s for s, _ in spans), default=0)

@@ -352,27 +352,38 @@ def _unknown_load():
 
 
 @pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="Linux's scheduling policies")
-def test_a_call_on_the_task_system_waits_as_a_thread_that_does_not_preempt_iree_workers(monkeypatch):
-    """SCHED_BATCH while IREE runs the call, SCHED_OTHER again after it; a thread with a policy
-    of its own keeps it; beside busy processes the thread stays a normal one."""
-    from tenzr.runtime import CPU_DRIVER_ENV, _DriverChoice, _usable_cores
+def test_the_caller_waits_for_the_task_system_giving_way_or_polling_beside_busy_processes(monkeypatch):
+    """On a quiet machine the calling thread waits as a SCHED_BATCH thread, and is a normal
+    (SCHED_OTHER) one again after it; a thread with a policy of its own keeps it; beside busy
+    processes it polls, as a normal thread. A synchronous call has ended when IREE returns."""
+    from tenzr import runtime
+    from tenzr.runtime import CPU_DRIVER_ENV, CPU_DRIVERS, _DriverChoice, _usable_cores
 
     monkeypatch.setenv(CPU_DRIVER_ENV, "local-task")
     f = tz.jit(lambda a: a * 2.0)
     x = np.arange(4, dtype=np.float32)
     f(x)
     program = f.compiled(x).program
-    loaded, seen = program._loaded["local-task"], []
-    invoke = loaded.invoke
+    ways, policies = [], []  # how each call waited; the thread's policy at each wait on the fence
+    wait_for = runtime._wait_for
 
-    def spy(*args):
-        seen.append(os.sched_getscheduler(0))
-        return invoke(*args)
+    class Fence:
+        def __init__(self, fence):
+            self.fence = fence
 
-    monkeypatch.setattr(loaded, "invoke", spy)
+        def wait(self):
+            policies.append(os.sched_getscheduler(0))
+            return self.fence.wait()
+
+    def spy(signal, done, waiting):
+        ways.append(waiting)
+        return wait_for(Fence(signal), done, waiting)
+
+    monkeypatch.setattr(runtime, "_wait_for", spy)
     program._choices["main"] = _DriverChoice(("local-task",), sample=_unknown_load)
     np.testing.assert_array_equal(f(x), x * 2)
-    assert seen == [os.SCHED_BATCH] and os.sched_getscheduler(0) == os.SCHED_OTHER
+    assert ways == ["give way"] and policies == [os.SCHED_BATCH, os.SCHED_OTHER]
+    assert os.sched_getscheduler(0) == os.SCHED_OTHER
 
     def idle_caller():
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
@@ -381,7 +392,7 @@ def test_a_call_on_the_task_system_waits_as_a_thread_that_does_not_preempt_iree_
     caller = threading.Thread(target=idle_caller)
     caller.start()
     caller.join()
-    assert seen[-1] == os.SCHED_IDLE
+    assert policies[-1:] == [os.SCHED_IDLE] and ways[-1] == "give way"
 
     clock = [0.0]
 
@@ -391,9 +402,12 @@ def test_a_call_on_the_task_system_waits_as_a_thread_that_does_not_preempt_iree_
 
     program._choices["main"] = _DriverChoice(("local-task",), sample=busy_machine)
     calls = _DriverChoice.FIRST + 3  # (the load is known once the first timed call ends)
+    del ways[:], policies[:]
     for _ in range(calls):
-        f(x)
-    assert seen[-calls:] == [os.SCHED_BATCH] * (_DriverChoice.FIRST + 1) + [os.SCHED_OTHER] * 2
+        np.testing.assert_array_equal(f(x), x * 2)
+    assert ways == ["give way"] * (_DriverChoice.FIRST + 1) + ["poll"] * 2
+    assert policies[-2:] == [os.SCHED_OTHER] * 2 and os.sched_getscheduler(0) == os.SCHED_OTHER
+    assert _DriverChoice(sample=busy_machine).waiting(CPU_DRIVERS[1]) == "block"
 
 
 def test_an_iree_run_time_failure_is_a_clear_error(monkeypatch):
