@@ -371,15 +371,19 @@ def _wait_for(signal: rt.HalFence, done: rt.HalSemaphore, waiting: str) -> None:
     (4.0 giving way), 2.4-2.8 polling (JAX 2.8-3.1, mean 3.5-4.0); the CNN's mean went from
     3.4-4.6 ms to 1.9, the GMM's from 3.9-5.0 to 1.8. On a quiet machine polling was 3-6%
     slower than giving way."""
-    if waiting == "poll":
-        while done.query() < 1:
-            time.sleep(0)
-    elif waiting == "give way" and _giving_way():
-        try:
-            signal.wait()
-        finally:
-            _as_before()
-    signal.wait()  # (returns at once once signalled; raises where the call failed)
+    try:
+        if waiting == "poll":
+            while done.query() < 1:
+                time.sleep(0)
+        elif waiting == "give way" and _giving_way():
+            try:
+                signal.wait()
+            finally:
+                _as_before()
+    finally:
+        # (at once where signalled; raises where the call failed; and an interrupt of the
+        # polling waits here for IREE to be done with the inputs before they may be freed)
+        signal.wait()
 
 
 class Program:

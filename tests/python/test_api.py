@@ -410,6 +410,36 @@ def test_the_caller_waits_for_the_task_system_giving_way_or_polling_beside_busy_
     assert _DriverChoice(sample=busy_machine).waiting(CPU_DRIVERS[1]) == "block"
 
 
+def test_an_interrupt_while_polling_waits_for_the_call_to_end(monkeypatch):
+    """IREE reads the caller's arrays in place until the call ends: an interrupt (Ctrl-C)
+    while the caller polls for that comes out only then."""
+    from tenzr import runtime
+    from tenzr.runtime import CPU_DRIVER_ENV
+
+    monkeypatch.setenv(CPU_DRIVER_ENV, "local-task")
+    f = tz.jit(lambda a: ((a @ a) @ a) @ a)  # (tens of milliseconds)
+    x = np.full((768, 768), 1 / 768, np.float32)
+    f(x)
+    ended = []
+    wait_for = runtime._wait_for
+
+    def polling(signal, done, waiting):
+        try:
+            wait_for(signal, done, "poll")
+        except KeyboardInterrupt:
+            ended.append(done.query())
+            raise
+
+    def interrupt(seconds):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runtime, "_wait_for", polling)
+    monkeypatch.setattr(runtime.time, "sleep", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        f(x)
+    assert ended == [1]
+
+
 def test_an_iree_run_time_failure_is_a_clear_error(monkeypatch):
     """IREE reports some run-time failures as IndexError (its OUT_OF_RANGE status, as in the
     failure tz.lax.scan's checkpoint_every documents): they come out as TenzrError too."""
