@@ -289,10 +289,10 @@ class _DriverChoice:
         return min(self.drivers, key=lambda d: len(self.times[d]) / self._wanted(d, self.busy))
 
     def waiting(self, driver: str) -> str:
-        """How the calling thread waits for a call on `driver` to end (`_wait_for`): on the
-        task system it gives way to IREE's workers on a machine no other process keeps busy,
-        and polls beside busy processes (whose threads a thread giving way would wait behind
-        too); a synchronous call has ended when IREE returns."""
+        """How the calling thread waits for a call on `driver` to end: on the task system it
+        gives way to IREE's workers (`_giving_way`) on a machine no other process keeps busy,
+        and polls (`_wait_for`) beside busy processes, whose threads a thread giving way would
+        wait behind too; it just blocks for a synchronous call, ended when IREE returns."""
         if driver != "local-task":
             return "block"
         return "poll" if self.busy else "give way"
@@ -359,10 +359,9 @@ _NOTHING_TO_WAIT_FOR = rt.HalFence(0)
 """The fence a call waits on before it starts: none."""
 
 
-def _wait_for(signal: rt.HalFence, done: rt.HalSemaphore, waiting: str) -> None:
-    """Waits until a fenced call signals `signal` (`done` reaching 1), as `waiting` says:
-    "give way" blocks as a thread that does not preempt IREE's workers when they wake it
-    (`_giving_way`), "poll" asks IREE again and again, "block" just blocks.
+def _wait_for(signal: rt.HalFence, done: rt.HalSemaphore, poll: bool) -> None:
+    """Waits until a fenced call signals `signal` (`done` reaching 1): blocking, or asking IREE
+    again and again where `poll`.
 
     Why poll beside busy processes: a blocked thread is woken by the worker that ends the
     call, which may then be preempted while it holds the semaphore's lock (and the woken
@@ -372,14 +371,8 @@ def _wait_for(signal: rt.HalFence, done: rt.HalSemaphore, waiting: str) -> None:
     3.4-4.6 ms to 1.9, the GMM's from 3.9-5.0 to 1.8. On a quiet machine polling was 3-6%
     slower than giving way."""
     try:
-        if waiting == "poll":
-            while done.query() < 1:
-                time.sleep(0)
-        elif waiting == "give way" and _giving_way():
-            try:
-                signal.wait()
-            finally:
-                _as_before()
+        while poll and done.query() < 1:
+            time.sleep(0)
     finally:
         # (at once where signalled; raises where the call failed; and an interrupt of the
         # polling waits here for IREE to be done with the inputs before they may be freed)
@@ -487,23 +480,24 @@ class Program:
     @staticmethod
     def _invoke(loaded: _Loaded, fn: rt.VmFunction, args: rt.VmVariantList, fenced: bool = False,
                 waiting: str = "block") -> list[rt.HalBufferView]:
-        """Runs `fn` and waits for its end (`_wait_for`); a `fenced` function takes the fences
-        it waits on and signals after its inputs, and returns before its work is done."""
+        """Runs `fn` and waits for its end as `waiting` says (`_DriverChoice.waiting`); a
+        `fenced` function takes the fences it waits on and signals after its inputs, and
+        returns before its work is done (`_wait_for`)."""
         results = rt.VmVariantList(8)
-        if fenced:
-            done = loaded.config.device.create_semaphore(0)
-            signal = rt.HalFence.create_at(done, 1)
-            args.push_ref(_NOTHING_TO_WAIT_FOR)
-            args.push_ref(signal)
-            loaded.invoke(fn, args, results)
-            _wait_for(signal, done, waiting)
-        elif waiting == "give way" and _giving_way():
-            try:
+        gave_way = waiting == "give way" and _giving_way()  # (IREE may wait inside the call too)
+        try:
+            if fenced:
+                done = loaded.config.device.create_semaphore(0)
+                signal = rt.HalFence.create_at(done, 1)
+                args.push_ref(_NOTHING_TO_WAIT_FOR)
+                args.push_ref(signal)
                 loaded.invoke(fn, args, results)
-            finally:
+                _wait_for(signal, done, poll=waiting == "poll")
+            else:
+                loaded.invoke(fn, args, results)
+        finally:
+            if gave_way:
                 _as_before()
-        else:
-            loaded.invoke(fn, args, results)
         return [results.get_as_object(i, rt.HalBufferView) for i in range(len(results))]
 
     def _call_in_place(self, loaded: _Loaded, name: str, in_place: bool, inputs: list[Any], fenced: bool,

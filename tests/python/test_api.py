@@ -364,25 +364,18 @@ def test_the_caller_waits_for_the_task_system_giving_way_or_polling_beside_busy_
     x = np.arange(4, dtype=np.float32)
     f(x)
     program = f.compiled(x).program
-    ways, policies = [], []  # how each call waited; the thread's policy at each wait on the fence
+    ways, policies = [], []  # whether each call polled; the thread's policy as it waited
     wait_for = runtime._wait_for
 
-    class Fence:
-        def __init__(self, fence):
-            self.fence = fence
-
-        def wait(self):
-            policies.append(os.sched_getscheduler(0))
-            return self.fence.wait()
-
-    def spy(signal, done, waiting):
-        ways.append(waiting)
-        return wait_for(Fence(signal), done, waiting)
+    def spy(signal, done, poll):
+        ways.append("poll" if poll else "block")
+        policies.append(os.sched_getscheduler(0))
+        return wait_for(signal, done, poll)
 
     monkeypatch.setattr(runtime, "_wait_for", spy)
     program._choices["main"] = _DriverChoice(("local-task",), sample=_unknown_load)
     np.testing.assert_array_equal(f(x), x * 2)
-    assert ways == ["give way"] and policies == [os.SCHED_BATCH, os.SCHED_OTHER]
+    assert ways == ["block"] and policies == [os.SCHED_BATCH]
     assert os.sched_getscheduler(0) == os.SCHED_OTHER
 
     def idle_caller():
@@ -392,7 +385,7 @@ def test_the_caller_waits_for_the_task_system_giving_way_or_polling_beside_busy_
     caller = threading.Thread(target=idle_caller)
     caller.start()
     caller.join()
-    assert policies[-1:] == [os.SCHED_IDLE] and ways[-1] == "give way"
+    assert policies[-1:] == [os.SCHED_IDLE] and ways[-1] == "block"
 
     clock = [0.0]
 
@@ -405,8 +398,9 @@ def test_the_caller_waits_for_the_task_system_giving_way_or_polling_beside_busy_
     del ways[:], policies[:]
     for _ in range(calls):
         np.testing.assert_array_equal(f(x), x * 2)
-    assert ways == ["give way"] * (_DriverChoice.FIRST + 1) + ["poll"] * 2
-    assert policies[-2:] == [os.SCHED_OTHER] * 2 and os.sched_getscheduler(0) == os.SCHED_OTHER
+    assert ways == ["block"] * (_DriverChoice.FIRST + 1) + ["poll"] * 2
+    assert policies == [os.SCHED_BATCH] * (_DriverChoice.FIRST + 1) + [os.SCHED_OTHER] * 2
+    assert os.sched_getscheduler(0) == os.SCHED_OTHER
     assert _DriverChoice(sample=busy_machine).waiting(CPU_DRIVERS[1]) == "block"
 
 
@@ -423,9 +417,9 @@ def test_an_interrupt_while_polling_waits_for_the_call_to_end(monkeypatch):
     ended = []
     wait_for = runtime._wait_for
 
-    def polling(signal, done, waiting):
+    def polling(signal, done, poll):
         try:
-            wait_for(signal, done, "poll")
+            wait_for(signal, done, True)
         except KeyboardInterrupt:
             ended.append(done.query())
             raise
