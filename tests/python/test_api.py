@@ -404,6 +404,30 @@ def test_the_caller_waits_for_the_task_system_giving_way_or_polling_beside_busy_
     assert _DriverChoice(sample=busy_machine).waiting(CPU_DRIVERS[1]) == "block"
 
 
+@pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="Linux's scheduling policies")
+def test_where_the_kernel_refuses_a_change_of_policy_calls_run_as_a_normal_thread(monkeypatch):
+    """(A sandbox may refuse sched_setscheduler.) The call runs, and no later call tries again."""
+    from tenzr import runtime
+    from tenzr.runtime import CPU_DRIVER_ENV, _DriverChoice
+
+    monkeypatch.setenv(CPU_DRIVER_ENV, "local-task")
+    f = tz.jit(lambda a: a * 3.0)
+    x = np.arange(4, dtype=np.float32)
+    f(x)
+    f.compiled(x).program._choices["main"] = _DriverChoice(("local-task",), sample=_unknown_load)
+    tries = []
+
+    def refuse(*args):
+        tries.append(args)
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(runtime, "_can_give_way", True)
+    monkeypatch.setattr(runtime.os, "sched_setscheduler", refuse)
+    for _ in range(3):
+        np.testing.assert_array_equal(f(x), x * 3)
+    assert len(tries) == 1 and not runtime._can_give_way
+
+
 def test_an_interrupt_while_polling_waits_for_the_call_to_end(monkeypatch):
     """IREE reads the caller's arrays in place until the call ends: an interrupt (Ctrl-C)
     while the caller polls for that comes out only then."""
