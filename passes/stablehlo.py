@@ -380,11 +380,17 @@ def optimization_barrier(*values: Value) -> list[Value]:
 def copy(x: Value) -> Value:
     """A copy of `x` in a buffer of its own, which IREE 3.13 neither folds into `x` nor computes
     as a constant: `x` behind a barrier (no copy by itself), reversed twice along its widest
-    dim. For the in-place ops (sorts, scatters, updates) IREE would otherwise carry out in a
-    buffer it may not or must not write."""
+    dim (a one-element `x` broadcast to two elements first, then sliced: `x + x.at[0].add(x)`
+    of one element gave 4x instead of 3x). For the in-place ops (sorts, scatters, updates)
+    IREE would otherwise carry out in a buffer it may not or must not write."""
     shape = spec(x).shape
+    kept = optimization_barrier(x)[0]
+    if spec(x).size == 1:  # (IREE folds a reverse along a dim of one element)
+        two = broadcast_in_dim(kept, (2, *shape), range(1, len(shape) + 1))
+        twice = reverse(reverse(two, [0]), [0])
+        return reshape(slice_(twice, [0] * (len(shape) + 1), (1, *shape)), shape)
     widest = max(range(len(shape)), key=lambda d: shape[d])
-    return reverse(reverse(optimization_barrier(x)[0], [widest]), [widest])
+    return reverse(reverse(kept, [widest]), [widest])
 
 
 # --------------------------------------------------------------------------- contractions

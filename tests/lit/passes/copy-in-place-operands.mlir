@@ -1,7 +1,8 @@
 // tenzr-copy-in-place-operands: a scatter, dynamic_update_slice, sort or loop of a value
 // computed from constants alone (an iota, a 64-bit or complex splat; for a sort, any constant
 // or slice of an argument), or of an argument the function also returns, gets a copy of it,
-// behind a barrier and reversed twice along its widest dim; dense constants, splats IREE
+// behind a barrier and reversed twice along its widest dim (a one-element value broadcast to
+// two elements first); dense constants, splats IREE
 // fills per use (32-bit elements, 64-bit ones whose halves repeat, such as zero) and values
 // computed from the arguments stay.
 // RUN: tenzr-opt %s --tenzr-copy-in-place-operands | filecheck %s
@@ -220,4 +221,27 @@ func.func @scatter_into_itself(%x: tensor<2x1x3xf64>) -> tensor<2x1x3xf64> {
     stablehlo.return %s : tensor<f64>
   }) : (tensor<2x1x3xf64>, tensor<1x1xi32>, tensor<2x1x3xf64>) -> tensor<2x1x3xf64>
   return %0 : tensor<2x1x3xf64>
+}
+
+// A one-element value cannot be copied by reversing a dim (IREE folds a reverse along a dim
+// of one element, and then updated the argument that the add after the scatter reads: 4x
+// instead of 3x): it is broadcast to two elements, reversed twice and sliced.
+// CHECK-LABEL: func.func @one_element_scatter_into_itself
+// CHECK: %[[B:.*]] = stablehlo.optimization_barrier %arg0 : tensor<1xf64>
+// CHECK: %[[TWO:.*]] = stablehlo.broadcast_in_dim %[[B]], dims = [1] : (tensor<1xf64>) -> tensor<2x1xf64>
+// CHECK: %[[R:.*]] = stablehlo.reverse %[[TWO]], dims = [0] : tensor<2x1xf64>
+// CHECK: %[[RR:.*]] = stablehlo.reverse %[[R]], dims = [0] : tensor<2x1xf64>
+// CHECK: %[[ONE:.*]] = stablehlo.slice %[[RR]] [0:1, 0:1] : (tensor<2x1xf64>) -> tensor<1x1xf64>
+// CHECK: %[[C:.*]] = stablehlo.reshape %[[ONE]] : (tensor<1x1xf64>) -> tensor<1xf64>
+// CHECK: %[[S:.*]] = "stablehlo.scatter"(%[[C]], %{{.*}}, %arg0)
+// CHECK: stablehlo.add %arg0, %[[S]]
+func.func @one_element_scatter_into_itself(%x: tensor<1xf64>) -> tensor<1xf64> {
+  %i = stablehlo.constant dense<0> : tensor<1xi64>
+  %0 = "stablehlo.scatter"(%x, %i, %x) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+  ^bb0(%a: tensor<f64>, %b: tensor<f64>):
+    %s = stablehlo.add %a, %b : tensor<f64>
+    stablehlo.return %s : tensor<f64>
+  }) : (tensor<1xf64>, tensor<1xi64>, tensor<1xf64>) -> tensor<1xf64>
+  %1 = stablehlo.add %x, %0 : tensor<1xf64>
+  return %1 : tensor<1xf64>
 }
