@@ -359,6 +359,10 @@ _NOTHING_TO_WAIT_FOR = rt.HalFence(0)
 """The fence a call waits on before it starts: none."""
 
 
+POLL_SECONDS = 1e-4
+"""How long a polling caller sleeps between two looks at a call's semaphore (`_wait_for`)."""
+
+
 def _wait_for(signal: rt.HalFence, done: rt.HalSemaphore, poll: bool) -> None:
     """Waits until a fenced call signals `signal` (`done` reaching 1): blocking, or asking IREE
     again and again where `poll`.
@@ -369,10 +373,17 @@ def _wait_for(signal: rt.HalFence, done: rt.HalSemaphore, poll: bool) -> None:
     two cores the MLP step's calls on the task system took a median of 5.9-6.2 ms blocking
     (4.0 giving way), 2.4-2.8 polling (JAX 2.8-3.1, mean 3.5-4.0); the CNN's mean went from
     3.4-4.6 ms to 1.9, the GMM's from 3.9-5.0 to 1.8. On a quiet machine polling was 3-6%
-    slower than giving way."""
+    slower than giving way.
+
+    Between two looks it sleeps POLL_SECONDS: a thread that only yields (`time.sleep(0)`)
+    kept taking the workers' cores. Beside two busy processes (Zen 4, 100 interleaved calls
+    of each, medians): MLP 6.9-10.5 ms yielding, 6.0 sleeping 100 us, 6.0-8.6 sleeping
+    200 us, 7.9-9.0 sleeping 500 us or more (JAX 7.7-8.6); CNN 2.65 yielding, 2.17 at
+    200 us, 2.42 at 500 us (JAX 4.5); GMM 4.1 yielding, 3.5 at 100 us, 3.8 at 200-300 us
+    (JAX 2.9)."""
     try:
         while poll and done.query() < 1:
-            time.sleep(0)
+            time.sleep(POLL_SECONDS)
     finally:
         # (at once where signalled; raises where the call failed; and an interrupt of the
         # polling waits here for IREE to be done with the inputs before they may be freed)
