@@ -370,10 +370,10 @@ def _wait_for(signal: rt.HalFence, done: rt.HalSemaphore, poll: bool) -> None:
     Why poll beside busy processes: a blocked thread is woken by the worker that ends the
     call, which may then be preempted while it holds the semaphore's lock (and the woken
     thread spins for it), whether the thread gave way or not. With two processes busy on the
-    two cores the MLP step's calls on the task system took a median of 5.9-6.2 ms blocking
-    (4.0 giving way), 2.4-2.8 polling (JAX 2.8-3.1, mean 3.5-4.0); the CNN's mean went from
-    3.4-4.6 ms to 1.9, the GMM's from 3.9-5.0 to 1.8. On a quiet machine polling was 3-6%
-    slower than giving way.
+    two cores (Emerald Rapids) the MLP step's calls on the task system took a median of
+    5.9-6.2 ms blocking (4.0 giving way), 2.4-2.8 polling by yielding (JAX 2.8-3.1, mean
+    3.5-4.0); the CNN's mean went from 3.4-4.6 ms to 1.9, the GMM's from 3.9-5.0 to 1.8. On
+    a quiet machine polling was 3-6% slower than giving way.
 
     Between two looks it sleeps POLL_SECONDS: a thread that only yields (`time.sleep(0)`)
     kept taking the workers' cores. Beside two busy processes (Zen 4, 100 interleaved calls
