@@ -237,8 +237,12 @@ class _DriverChoice:
     short run spends few calls on the task system). JAX's threads are this process's own, so
     a framework beside Tenzr in one process does not count, nor does IREE's compiler running
     for it. Beside the two busy processes the MLP step's mean was 5.1-5.8 ms on the task
-    system and 3.8-4.4 synchronous; the chain's 1024x1024 step, whose few large products
-    keep both workers busy, 14.5 ms on the task system and 24 synchronous.
+    system and 3.8-4.4 synchronous when the caller blocked; polling (`waiting`), the task
+    system won: medians 5.8-9.5 ms against 9.2-10.0 (Zen 4, 100 interleaved calls); the
+    chain's 1024x1024 step, whose few large products keep both workers busy, 16.8 ms against
+    30. A round's calls on the task system made before the load was known (waiting the
+    other way) do not count: beside busy processes the first few gave way and took up to
+    12 ms, and their mean chose the synchronous driver for the MLP in two of three runs.
     """
 
     FIRST = 2
@@ -305,7 +309,11 @@ class _DriverChoice:
                 self.since = self.sample()
             return
         self.times[driver].append(seconds)
-        self.busy = self._busy()
+        busy = self._busy()
+        if busy != self.busy:
+            # The task system's calls so far waited the other way (`waiting`): they do not count.
+            self.times = {d: [] if d == "local-task" else t for d, t in self.times.items()}
+        self.busy = busy
         if all(len(self.times[d]) >= self._wanted(d, self.busy) for d in self.drivers):
             self.chosen = min(self.drivers, key=self._mean if self.busy else self._quantile)
             self.left = self.RUN
