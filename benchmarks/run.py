@@ -6,8 +6,9 @@
 
 For each model: forward and value_and_grad step times (medians of interleaved runs after
 warm-up), the grad/forward ratio, the cold compile split into trace, tenzr-grad, lowering
-and IREE, the warm disk-cache hit and the time to first result in a new process, and the peak
-memory of a process that runs the step. JAX runs when installed (`pip install -e .[bench]`);
+and IREE, the warm disk-cache hit and the time to first result in a new process, the first
+call's wall and CPU time in a new process with an empty cache, and the peak memory of a
+process that runs the step. JAX runs when installed (`pip install -e .[bench]`);
 every figure then gets a Tenzr/JAX ratio. Writes benchmarks/results.md and results.png.
 """
 
@@ -54,25 +55,29 @@ def interleaved_times(callables: dict, args: tuple, rounds: int, warmup: int = 3
 
 
 CHILD = """
-import json, sys, time
+import json, resource, sys, time
 t0 = time.perf_counter()
 sys.path.insert(0, {here!r})
 from models import {name} as model
 args = model.make_inputs()
 from frameworks import block, jax_functions, tenzr_functions
 step = (tenzr_functions if {framework!r} == "tenzr" else jax_functions)(model)[1]
-imported = time.perf_counter()
+def cpu():  # this process's and its children's (IREE's compiler's) CPU seconds
+    usage = map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return sum(r.ru_utime + r.ru_stime for r in usage)
+imported, cpu_imported = time.perf_counter(), cpu()
 hit = None
 if hasattr(step, "compiled"):  # Tenzr: trace, differentiate, lower, hash, load from the disk cache
     step.compiled(*args)
     hit = time.perf_counter() - imported
 block(step(*args))
-first = time.perf_counter()
+first, cpu_first = time.perf_counter(), cpu()
 for _ in range(5):
     block(step(*args))
 # VmHWM, not ru_maxrss: the latter starts from the parent's size after fork.
 peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM"))
-print(json.dumps({{"import": imported - t0, "hit": hit, "first": first - imported, "peak_mb": peak / 1024}}))
+print(json.dumps({{"import": imported - t0, "hit": hit, "first": first - imported,
+                  "first_cpu": cpu_first - cpu_imported, "peak_mb": peak / 1024}}))
 """
 
 
@@ -106,6 +111,8 @@ def benchmark(model: Model, rounds: int, processes: bool, cache: str, load: int)
         result.update(interleaved_times(callables, args, rounds))
     if processes:
         result["tz_process"] = child_run(model, "tenzr", cache)
+        with tempfile.TemporaryDirectory() as empty:
+            result["tz_cold_process"] = child_run(model, "tenzr", empty)
         if jax_fns is not None:
             result["jax_process"] = child_run(model, "jax", cache)
     return result
@@ -197,6 +204,17 @@ def report(results: list[dict], quick: bool, peak: float, load: int) -> str:
                      f"{tp.get('first', float('nan')):.3f} | "
                      f"{tp.get('import', float('nan')):.2f} | {tp.get('peak_mb', float('nan')):.0f} | "
                      f"{jp.get('peak_mb', float('nan')):.0f} |")
+    if any("tz_cold_process" in r for r in results):
+        lines += ["", "The first call in a new process with an empty cache (seconds; CPU: the process's and IREE's "
+                  "compiler's, from the first call to its result):", "",
+                  "| model | Tenzr wall | Tenzr CPU | JAX wall | JAX CPU | CPU Tenzr/JAX |",
+                  "|---|---|---|---|---|---|"]
+        for r in results:
+            tc, jp = r.get("tz_cold_process"), r.get("jax_process", {})
+            if tc:
+                lines.append(f"| {r['model']} | {tc['first']:.2f} | {tc['first_cpu']:.2f} | "
+                             f"{jp.get('first', float('nan')):.2f} | {jp.get('first_cpu', float('nan')):.2f} | "
+                             f"{ratio(tc['first_cpu'], jp.get('first_cpu'))} |")
     return "\n".join(lines) + "\n"
 
 
