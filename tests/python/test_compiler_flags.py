@@ -10,6 +10,7 @@ import pytest
 
 import tenzr as tz
 from tenzr.compiler import _compile_once, _returns_a_value_twice
+from tenzr.dialect.diagnostics import TenzrError
 from tenzr.passes import tenzr_tile_heavy_results
 from tenzr.runtime import CPU_DRIVER_ENV
 from tenzr.targets import AGGRESSIVE_FUSION, LARGE_TILES, SEPARATE_MULTI_USE, TILING, Target
@@ -306,6 +307,36 @@ def test_cpus_without_avx512_get_data_tiling_without_aggressive_fusion():
     # 3.13 rejects this module: "operations with large vector sizes"). compile_stablehlo
     # would hide a failure by falling back, so this compiles the one flag set directly.
     assert _compile_once(text, zen3, first)[0]
+
+
+def test_a_normalization_before_a_product_starts_with_data_tiling_alone():
+    """With aggressive fusion and data tiling, IREE 3.13 packs a layer norm's or a softmax's
+    result into the next product's operand tiles, and rejects the module on AVX-512 ("large
+    vector sizes", or the stack limit) after a costly start; data tiling alone comes first."""
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((8, 128, 64)).astype(np.float32)
+    w, g = rng.standard_normal((64, 256)).astype(np.float32), np.ones(64, np.float32)
+
+    def layer_norm(x, g):
+        centred = x - x.mean(axis=-1, keepdims=True)
+        return centred / tz.sqrt((centred ** 2).mean(axis=-1, keepdims=True) + 1e-5) * g
+
+    def softmax(x, g):
+        return tz.nn.softmax(x, axis=-1) * g
+
+    def step(norm):
+        return tz.jit(tz.value_and_grad(lambda w, g, x: tz.nn.relu(norm(x, g) @ w).sum(), argnums=(0, 1)))
+
+    avx512 = Target(cpu="znver4", cpu_features="+avx512f")
+    for norm in (layer_norm, softmax):
+        text = step(norm).lower(w, g, x)
+        assert avx512.optimization_flags(text)[0] == (TILING, *LARGE_TILES)
+        assert _compile_once(text, avx512, (TILING, *LARGE_TILES))[0]
+        with pytest.raises(TenzrError, match="could not compile"):
+            _compile_once(text, avx512, (AGGRESSIVE_FUSION, TILING))
+    # A product of a product's tanh, and a softmax after the last product, keep both.
+    text = tz.jit(lambda w, x: tz.nn.softmax(tz.tanh(x @ w) @ w.T, axis=-1).sum()).lower(w, x)
+    assert avx512.optimization_flags(text)[0] == (AGGRESSIVE_FUSION, TILING)
 
 
 def test_a_boolean_matmul_operand_compiles_with_data_tiling():
