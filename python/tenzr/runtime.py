@@ -200,52 +200,35 @@ def _usable_cores() -> int:
 
 
 class _DriverChoice:
-    """Which CPU driver runs one function, measured. Worker threads win on programs with
-    much work per dispatch; the synchronous driver on small ones, and most on a busy
-    machine, where every dispatch waits for a worker to be scheduled (MLP value_and_grad
-    step with two busy processes on two cores: 13.0 ms on the task system, 9.8 ms
-    synchronous; the chain model's 1024x1024 step: 32 against 42 ms).
+    """Which CPU driver runs one function, measured. Worker threads (the task system) win
+    on programs with much work per dispatch; the synchronous driver (the calling thread
+    alone) on small ones, whose dispatches cost more to hand out than to run.
 
-    The first calls run on the task system (a function called once or twice is not loaded
-    twice); then timed calls on both drivers are spread among one another, PROBES of each
-    (the first call on the driver not running until then is one more: it warms up), and the
-    driver whose QUANTILE of them is lower runs the next RUN calls, after which both are
+    The first FIRST calls run on the task system (a function called once or twice is not
+    loaded twice); then timed calls on both drivers are spread among one another, PROBES of
+    each (the first call on the driver not running until then is one more: it warms up), and
+    the driver whose QUANTILE of them is lower runs the next RUN calls, after which both are
     measured again, as the machine's load changes.
 
-    Why that quantile and those counts: beside another framework's threads (JAX's, in one
-    process) a third to a half of the MLP step's calls on the task system took two or three
-    times as long (2.5 ms, or 5-8 ms), while synchronous ones took 4.3-5.0 ms; the medians
-    of four probes each picked the synchronous driver in half the runs, which then ran at
-    1.2x JAX instead of 0.8x. An RNN gradient's thousands of tiny dispatches instead spread
-    the task system's times (median 4.1-4.8 ms, synchronous 3.8). Resampling those times:
-    the medians of four picked wrongly for the MLP 19-27% of the time; the lower quartiles
-    of eight and four 4-6%, but 43% for the RNN; medians of sixteen and four 15-19% and 5%;
-    the 3/8 quantiles of sixteen and four 4-7% and 18%, where the MLP's wrong pick costs
-    +55% and the RNN's +18%. (Calls on the task system cost nothing while it runs anyway.)
-    Most of those slow calls were the waiting thread preempting the worker that woke it, and
-    are gone on a machine no other process keeps busy (`_giving_way`, `waiting`).
+    Why a low quantile of uneven counts: beside another framework's threads in one process
+    (JAX's), a third to a half of the MLP step's calls on the task system took two or three
+    times as long, while an RNN gradient's thousands of tiny dispatches spread its times
+    evenly. Resampling both, medians of four calls each picked the slower driver for the MLP
+    19-27% of the time; the 3/8 quantiles of sixteen and four 4-7% for the MLP and 18% for
+    the RNN, where a wrong pick costs +55% and +18%. (Calls on the task system cost nothing
+    while it runs anyway.)
 
-    Other processes busy on the machine defeat any quantile: with two spinning on two cores
-    the MLP step's calls on the task system fall into two groups, 2.0 ms (both workers ran)
-    and 6-8 ms, about half in each, where synchronous calls take 3.2 ms (medians of 150
-    interleaved calls, two runs: task system 4.3 and 5.2 ms, synchronous 3.2, JAX 3.4 and
-    3.1); resampled, the 3/8 quantiles of sixteen and four picked the task system in 50-60%
-    of the choices, medians of sixteen and eight in 19-39%. So the CPU time other processes
-    took while the calls are timed (`machine_sample`) counts first: when it leaves fewer than
+    Beside busy processes no quantile of a few calls ranks the drivers: the task system's
+    calls fall into two groups, both workers scheduled or one waited for. So when the CPU
+    time other processes took while the calls were timed (`machine_sample`) leaves fewer than
     FREE_CORES of the cores this process may use, the choice goes by the mean of each
-    driver's last BUSY_PROBES calls instead, made as soon as each driver has made them (so a
-    short run spends few calls on the task system). JAX's threads are this process's own, so
-    a framework beside Tenzr in one process does not count, nor does IREE's compiler running
-    for it. Beside the two busy processes the MLP step's mean was 5.1-5.8 ms on the task
-    system and 3.8-4.4 synchronous when the caller blocked; polling (`waiting`), the task
-    system won: medians 5.8-9.5 ms against 9.2-10.0 (Zen 4, 100 interleaved calls); the
-    chain's 1024x1024 step, whose few large products keep both workers busy, 16.8 ms against
-    30. A round's calls on the task system made before the load was known (waiting the
-    other way) do not count: beside busy processes the first few gave way and took up to
-    12 ms, and their mean chose the synchronous driver for the MLP in two of three runs.
-    Resampling 150 calls of each beside the two busy processes, the means of three picked
-    wrongly in 3.5% of the choices for the MLP (task system median 5.4 ms, synchronous 9.2)
-    and 5.6% for the GMM (3.9 and 1.7 ms); of six, 0.7% and 0.9%.
+    driver's last BUSY_PROBES calls, made as soon as each driver has made them. JAX's
+    threads are this process's own and IREE's compiler runs for it: neither counts. Calls on
+    the task system made before that verdict changed do not count: they waited the other way
+    (`waiting`; giving way beside busy processes took up to 12 ms). Resampling 150 calls of
+    each beside two busy processes on two cores, the means of six picked wrongly in 0.7% of
+    the choices for the MLP step (task system median 5.4 ms, synchronous 9.2) and 0.9% for
+    the GMM's (3.9 and 1.7 ms).
     """
 
     FIRST = 2
