@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from tenzr.core import Array, ShapeDtype, api_boundary, asarray, current_trace
+from tenzr.core import Array, ShapeDtype, api_boundary, asarray, current_trace, spec_of_leaf
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.types import numpy_dtype
@@ -39,7 +39,10 @@ from tenzr.transforms import (
     jit,
     output_and_aux,
     phase,
+    retrace,
+    run_retraced,
     trace_into,
+    traced_leaves,
     wrt_leaves,
 )
 from tenzr.tree_util import tree_map
@@ -149,13 +152,34 @@ def _weak_primals(primals: tuple, tangents: tuple) -> tuple:
 @api_boundary
 def linearize(fun: Callable, *primals: Any, has_aux: bool = False, target: str | Target = "cpu") -> tuple:
     """(fun(*primals), f_jvp) where f_jvp(*tangents) is the Jacobian at primals applied to
-    tangents; with has_aux, (out, f_jvp, aux). Each f_jvp call runs one compiled jvp."""
+    tangents; with has_aux, (out, f_jvp, aux). Each f_jvp call runs one compiled jvp, traced
+    as linearize returns (so it sees `fun` as its value did: a Python number it closes over
+    may change after)."""
     target = as_target(target)
     pushforward = _Pushforward(fun, has_aux, target)
-    out = jit(fun, target)(*primals)
+    leaves, tree = flatten(primals)
+    specs = [spec_of_leaf(leaf) for leaf in leaves]
+    retraced = None
+    if traced_leaves(leaves):
+        out = jit(fun, target)(*primals)
+    else:
+        out, seen = run_retraced(fun, primals, target)
+        zeros = unflatten(tree, [np.zeros(s.shape, numpy_dtype(s.dtype)) for s in specs])
+        retraced = retrace(pushforward.trace_call, (primals, zeros), target, replay=seen)
 
+    @api_boundary
     def f_jvp(*tangents: Any) -> Any:
-        return pushforward(primals, tangents)[1]
+        if retraced is None:
+            return pushforward(primals, tangents)[1]
+        given, given_tree = flatten(tangents)
+        if given_tree != tree:
+            raise TenzrError(f"linearize: the tangents have structure {given_tree}, the primals have {tree}")
+        for t, s in zip(given, specs, strict=True):
+            weak = isinstance(t, (int, float, complex))
+            if np.shape(t) != s.shape or (s.is_inexact and not weak and np.result_type(t) != numpy_dtype(s.dtype)):
+                raise TenzrError(f"linearize: a tangent of shape {np.shape(t)} and dtype {np.result_type(t)} "
+                                 f"for a primal of shape {s.shape} and dtype {numpy_dtype(s.dtype)}")
+        return retraced(flatten((primals, tangents))[0])[1]
 
     return (out[0], f_jvp, out[1]) if has_aux else (out, f_jvp)
 

@@ -149,9 +149,13 @@ class Compiled:
         self._dtypes = [numpy_dtype(s.dtype) for s in self.in_specs]
 
     def __call__(self, leaves: list[Any]) -> Any:
+        return unflatten(self.out_tree, self.outputs(leaves))
+
+    def outputs(self, leaves: list[Any]) -> list[Any]:
+        """The program's results for these input leaves, flat."""
         inputs = [leaf if isinstance(leaf, (np.ndarray, OnDevice)) and leaf.dtype == dtype
                   else np.asarray(leaf, dtype=dtype) for leaf, dtype in zip(leaves, self._dtypes, strict=True)]
-        return unflatten(self.out_tree, self.program("main", *inputs))
+        return self.program("main", *inputs)
 
 
 _COMPILED: dict[tuple, Compiled] = {}
@@ -207,15 +211,42 @@ _RETRACED: dict[tuple, Compiled] = {}
 """Programs of transformations that trace on every call, by their traced module."""
 
 
-def run_retraced(fn: Callable, args: tuple, target: Target,
-                 replay: list[np.ndarray] | None = None) -> tuple[Any, list[np.ndarray]]:
-    """(`fn(*args)`, the NumPy arrays it met) as JAX's grad, jvp or vmap run outside jit:
-    the Python function runs on every call (its side effects happen, NumPy random draws are
-    new, globals are read again), and the compiled program is reused when the traced
-    program is the same. NumPy arrays met while tracing are the program's inputs
-    (`Trace.hoisted`), so new values of them need no new compile. With `replay` (the arrays
-    an earlier run met), those values are used instead: `tz.vjp`'s pullback runs the
-    function again and must see what its forward saw."""
+@dataclass
+class Retraced:
+    """A program traced now, compiled (or found) when first run: what `retrace` gives."""
+
+    key: tuple
+    out_tree: TreeDef
+    """The structure of this trace's output. Not the cached program's: equal programs may
+    come from functions whose outputs are shaped alike but keyed otherwise."""
+    hoisted: list[np.ndarray]
+    """The NumPy arrays the function met, inputs of the program after the arguments."""
+    compiled: Compiled | None
+    text: str
+    """The program's StableHLO text, while it is not compiled ("" once it is)."""
+    target: Target
+    specs: list[TensorSpec]
+    timings: dict[str, float]
+
+    def __call__(self, leaves: list[Any]) -> Any:
+        """The program run on the arguments' leaves (and the hoisted arrays)."""
+        if self.compiled is None:
+            start = time.perf_counter()
+            program, source = load_program(self.text, self.target)
+            self.timings["iree"] = time.perf_counter() - start
+            self.compiled = _RETRACED.setdefault(
+                self.key, Compiled(program, self.out_tree, self.specs, self.timings, source))
+            self.text = ""
+        return unflatten(self.out_tree, self.compiled.outputs([*leaves, *self.hoisted]))
+
+
+def retrace(fn: Callable, args: tuple, target: Target, replay: list[np.ndarray] | None = None) -> Retraced:
+    """`fn(*args)` traced now, as JAX's grad, jvp or vmap run outside jit: the Python function
+    runs on every call (its side effects happen, NumPy random draws are new, globals are
+    read again), and the compiled program is reused when the traced program is the same.
+    NumPy arrays met while tracing are the program's inputs (`Trace.hoisted`), so new
+    values of them need no new compile. With `replay` (the arrays an earlier run met),
+    those values are used instead: `tz.vjp`'s pullback must see what its forward saw."""
     leaves, _ = flatten(args)
     with _TRACING, context(), ir.Location.unknown():
         _PHASES.clear()
@@ -229,16 +260,16 @@ def run_retraced(fn: Callable, args: tuple, target: Target,
             hoisted = replay
         key = (hashlib.sha256(str(trace.module).encode()).digest(), target, config.state())
         found = _RETRACED.get(key)
-        if found is None:
-            text = _lower(trace, target)
-            timings = dict(_PHASES)
-    if found is None:
-        start = time.perf_counter()
-        program, source = load_program(text, target)
-        timings["iree"] = time.perf_counter() - start
-        specs = [*(spec_of_leaf(leaf) for leaf in leaves), *(spec_of_leaf(a) for a in hoisted)]
-        found = _RETRACED[key] = Compiled(program, traced.out_tree, specs, timings, source)
-    return found([*leaves, *hoisted]), hoisted
+        text = "" if found is not None else _lower(trace, target)
+        timings = dict(_PHASES)
+    specs = [*(spec_of_leaf(leaf) for leaf in leaves), *(spec_of_leaf(a) for a in hoisted)]
+    return Retraced(key, traced.out_tree, hoisted, found, text, target, specs, timings)
+
+
+def run_retraced(fn: Callable, args: tuple, target: Target) -> tuple[Any, list[np.ndarray]]:
+    """(`fn(*args)`, the NumPy arrays it met), traced and run now (`retrace`)."""
+    retraced = retrace(fn, args, target)
+    return retraced(flatten(args)[0]), retraced.hoisted
 
 
 _KEY_LOCKS: dict[tuple, threading.Lock] = {}
@@ -290,14 +321,14 @@ def clear_caches() -> None:
     gc.collect()  # IREE's SystemContext refers to itself (through its bound modules)
 
 
-def _traced_call(args: Any) -> bool:
+def traced_call(args: Any) -> bool:
     """Whether a transformation called on `args` is part of a trace (inside another
     transformation, or on traced arrays) rather than run on NumPy values."""
-    return _traced_leaves(flatten(args)[0])
+    return traced_leaves(flatten(args)[0])
 
 
-def _traced_leaves(leaves: list[Any]) -> bool:
-    """`_traced_call` of arguments already flattened."""
+def traced_leaves(leaves: list[Any]) -> bool:
+    """`traced_call` of arguments already flattened."""
     return current_trace() is not None or any(isinstance(leaf, Array) for leaf in leaves)
 
 
@@ -324,7 +355,7 @@ class Traceable:
     @api_boundary
     def __call__(self, *args: Any) -> Any:
         leaves, in_tree = flatten(args)
-        if _traced_leaves(leaves):
+        if traced_leaves(leaves):
             return self.trace_call(*args)
         if not self.staged:
             try:
@@ -710,36 +741,46 @@ def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool
 
 
 class _Pullback(Traceable):
-    def __init__(self, fn: Callable, primals: tuple, out_tree: TreeDef, target: Target,
-                 seen: list[np.ndarray] | None):
-        self.fn, self.primals, self.out_tree, self.target = fn, primals, out_tree, target
-        self.seen = seen
-        """The NumPy arrays `fn` met when run for its value (None while tracing)."""
+    def __init__(self, fn: Callable, primals: tuple, out: Any, target: Target, seen: list[np.ndarray] | None):
+        self.fn, self.primals, self.target = fn, primals, target
+        out_leaves, self.out_tree = flatten(out)
+        self.out_shapes = [tuple(leaf.shape) for leaf in out_leaves]
+        self.retraced = None
+        """The pullback's program, traced as `vjp` returns (so it sees the function as its
+        value did: a Python number it closes over may change after), with `seen`, the NumPy
+        arrays `fn` met when run for its value. None while tracing."""
+        if seen is not None:
+            cotangent = unflatten(self.out_tree, [np.zeros(leaf.shape, leaf.dtype) for leaf in out_leaves])
+            self.retraced = retrace(self.trace_call, (primals, cotangent), target, replay=seen)
 
     def cache_key(self) -> Any:
         return ("vjp", self.fn)
 
     @api_boundary
     def __call__(self, cotangent: Any) -> Any:
-        if self.seen is None or _traced_call(cotangent):
+        if self.retraced is None or traced_call(cotangent):
             return super().__call__(self.primals, cotangent)
-        return run_retraced(self.trace_call, (self.primals, cotangent), self.target, replay=self.seen)[0]
+        ct_leaves, ct_tree = flatten(cotangent)
+        self._check(ct_tree, [np.shape(ct) for ct in ct_leaves])
+        return self.retraced(flatten((self.primals, cotangent))[0])
+
+    def _check(self, ct_tree: TreeDef, shapes: list[tuple[int, ...]]) -> None:
+        if ct_tree != self.out_tree:
+            raise TenzrError(f"vjp: the cotangent has structure {ct_tree}, the output has {self.out_tree}")
+        for shape, want in zip(shapes, self.out_shapes, strict=True):
+            if tuple(shape) != tuple(want):
+                raise TenzrError(f"vjp: cotangent shape {tuple(shape)} does not match the output shape {tuple(want)}")
 
     def trace_call(self, primals: tuple, cotangent: Any) -> tuple:
         trace = current_trace()
         assert trace is not None
         leaves = [asarray(leaf) for leaf in flatten(primals)[0]]
         ct_leaves, ct_tree = flatten(cotangent)
-        if ct_tree != self.out_tree:
-            raise TenzrError(f"vjp: the cotangent has structure {ct_tree}, the output has {self.out_tree}")
+        ct_leaves = [asarray(ct) for ct in ct_leaves]
+        self._check(ct_tree, [ct.shape for ct in ct_leaves])
         wrt = [i for i, leaf in enumerate(leaves) if leaf.spec.is_inexact]
         traced = trace_into(trace, self.fn, tuple(primals), function_name(self.fn))
-        cts = []
-        for ct, want in zip(ct_leaves, traced.result_specs, strict=True):
-            ct = asarray(ct)
-            if ct.shape != want.shape:
-                raise TenzrError(f"vjp: cotangent shape {ct.shape} does not match the output shape {want.shape}")
-            cts.append(ct.astype(numpy_dtype(want.dtype)))
+        cts = [ct.astype(numpy_dtype(want.dtype)) for ct, want in zip(ct_leaves, traced.result_specs, strict=True)]
         with phase("tenzr-grad"):
             derived = differentiate(trace.module, traced.name, wrt, "vjp")
         results = list(ir.FunctionType(ir.TypeAttr(derived.attributes["function_type"]).value).results)
@@ -780,14 +821,14 @@ def vjp(fn: Callable, *primals: Any, has_aux: bool = False, target: str | Target
     """
     target = as_target(target)
     seen = None
-    if _traced_call(primals):
+    if traced_call(primals):
         out = jit(fn, target)(*primals)
     else:
         out, seen = run_retraced(fn, primals, target)
     if not has_aux:
-        return out, _Pullback(fn, primals, flatten(out)[1], target, seen)
+        return out, _Pullback(fn, primals, out, target, seen)
     out, aux = output_and_aux("vjp", out)
-    return out, _Pullback(_Output(fn), primals, flatten(out)[1], target, seen), aux
+    return out, _Pullback(_Output(fn), primals, out, target, seen), aux
 
 
 @api_boundary

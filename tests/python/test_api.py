@@ -768,9 +768,9 @@ def test_grad_runs_the_function_on_every_call_as_jax_does():
 
 
 def test_vjp_pullback_sees_the_draws_of_its_forward():
-    """tz.vjp runs the function for its value; its pullback runs it again (a difference from
-    JAX, whose vjp runs it once) but with the NumPy arrays the first run met, so value and
-    cotangents agree; a new tz.vjp draws again."""
+    """tz.vjp runs the function for its value, then again to trace its pullback (a
+    difference from JAX, whose vjp runs it once) but with the NumPy arrays the first run
+    met, so value and cotangents agree; a new tz.vjp draws again."""
     rs = np.random.RandomState(1)
     drawn = []
 
@@ -779,14 +779,49 @@ def test_vjp_pullback_sees_the_draws_of_its_forward():
         return tz.sin(w * drawn[-1])
 
     w = np.linspace(0.1, 0.4, 4)
+    firsts = []
     for _ in range(2):
+        firsts.append(len(drawn))
         y, pullback = tz.vjp(f, w)
-        s = drawn[-1]
+        s = drawn[firsts[-1]]
         np.testing.assert_allclose(y, np.sin(w * s), rtol=1e-12)
         for _ in range(2):
             (g,) = pullback(np.ones(4))
             np.testing.assert_allclose(g, np.cos(w * s) * s, rtol=1e-12)
-    assert not np.array_equal(drawn[0], drawn[3])
+    assert not np.array_equal(drawn[firsts[0]], drawn[firsts[1]])
+
+
+def test_vjp_and_linearize_see_the_function_as_it_was_when_called():
+    """As JAX's, the pullback and the linearized function belong to the function as it was
+    when tz.vjp or tz.linearize ran: a Python number it closes over may change after."""
+    x = np.array([0.5, 2.0])
+    scales = [1.0, 10.0]
+    pullbacks = [tz.vjp(lambda v: tz.sin(v) * s, x)[1] for s in scales]  # noqa: B023 (late binding is the point)
+    pushforwards = [tz.linearize(lambda v: tz.sin(v) * s, x)[1] for s in scales]  # noqa: B023
+    for s, pullback, pushforward in zip(scales, pullbacks, pushforwards, strict=True):
+        np.testing.assert_allclose(pullback(np.ones(2))[0], np.cos(x) * s, rtol=1e-12)
+        np.testing.assert_allclose(pushforward(np.ones(2)), np.cos(x) * s, rtol=1e-12)
+    with pytest.raises(tz.TenzrError, match=r"linearize: a tangent of shape \(3,\)"):
+        pushforwards[0](np.ones(3))
+
+
+def test_a_reused_program_returns_each_calls_own_output_structure():
+    """Outside jit, functions whose traced programs are the same share one compiled program;
+    each call's result still has its own output's structure (dict keys, container types)."""
+    x, y = np.array([1.0, 2.0]), np.array([10.0, 20.0])
+
+    def squares(d):
+        return sum((v ** 2).sum() for v in d.values())
+
+    first = tz.grad(squares)({"a": x, "b": y})
+    second = tz.grad(squares)({"b": x, "c": y})
+    assert list(first) == ["a", "b"] and list(second) == ["b", "c"]
+    np.testing.assert_allclose(second["b"], 2 * x)
+    np.testing.assert_allclose(second["c"], 2 * y)
+    assert isinstance(tz.vmap(lambda t: t)([x, y]), list)
+    assert isinstance(tz.vmap(lambda t: t)((x, y)), tuple)
+    assert isinstance(tz.grad(lambda a, b: (a * b).sum(), argnums=(1,))(x, y), tuple)
+    assert isinstance(tz.grad(lambda a, b: (a * b).sum(), argnums=1)(x, y), np.ndarray)
 
 
 def test_views_of_results_outlive_the_result():
