@@ -58,6 +58,9 @@ class Stack(RegionDriver):
 
     size: int = 1
     batched: dict[Value, Value] = field(default_factory=dict)
+    calls: list[ir.Operation] = field(default_factory=list)
+    """The calls run per element in a loop (`looped`): erased once the walk is over (a call
+    stays through `dce`, and the ops after it still name its results until then)."""
 
     def visit(self, op: ir.Operation, anchor: ir.Operation) -> None:
         ins = [self.batched.get(v) for v in op.operands]
@@ -82,7 +85,7 @@ class Stack(RegionDriver):
                                  f"a {want} one", op.location)
             self.batched[result] = out
         if op.name == "func.call":
-            op.erase()  # (its copies in the loop replace it)
+            self.calls.append(op)
 
     def batch_of(self, func: ir.Operation, batched: Sequence[bool], out_axes: Sequence[int | None]) -> ir.Operation:
         """`func` (a function the region API made) batched at 0 on the arguments `batched`
@@ -187,6 +190,11 @@ def batch_function(module: ir.Operation, name: str, in_axes: Sequence[int | None
             results.append(_moved(b, 0, axis) if axis else b)
     set_results(new, results)
     dce_everywhere(new)
+    if stack.calls:
+        for call in reversed(stack.calls):
+            if not any(has_uses(r) for r in call.results):
+                call.erase()
+        dce_everywhere(new)
     for i in given:
         if has_uses(args[i]):
             raise TenzrError(f"internal error: tenzr-batch left a use of argument {i} of '@{name}'", f.location)

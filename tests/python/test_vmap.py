@@ -229,3 +229,28 @@ def test_unmapped_python_numbers_stay_numbers():
         both(make, x, n, double, in_axes=(0, None, None))
     _close(tz.jit(tz.vmap(make(tz, tz), in_axes=(0, None, None)), static_argnums=(1, 2))(x, 3, True),
            jax.vmap(make(jnp, jax), in_axes=(0, None, None))(x, 3, True))
+
+
+def test_vmap_of_custom_rules_and_checkpoint_and_their_gradients():
+    """A call kept whole for its custom rule (custom_vjp, custom_jvp, checkpoint) runs per
+    element; the ops after it, one or two such calls deep, still find its batched results."""
+    def make(np_, lib):
+        @lib.custom_vjp
+        def f(a):
+            return np_.sin(a) * a
+
+        f.defvjp(lambda a: (np_.sin(a) * a, a), lambda a, g: (g * (np_.cos(a) * a + np_.sin(a)),))
+
+        @lib.custom_jvp
+        def h(a):
+            return np_.exp(a) * 2
+
+        h.defjvps(lambda t, ans, a: t * ans)
+        kept = lib.checkpoint(lambda b: np_.sin(b).sum())
+        return lambda a: (f(f(a)) + h(a)).sum() * kept(a)
+
+    x = r(3, 4)
+    both(make, x)
+    _close(tz.vmap(tz.grad(make(tz, tz)))(x), jax.vmap(jax.grad(make(jnp, jax)))(x))
+    _close(tz.grad(lambda a: tz.vmap(make(tz, tz))(a).sum())(x),
+           jax.grad(lambda a: jax.vmap(make(jnp, jax))(a).sum())(x))
