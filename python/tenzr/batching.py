@@ -44,6 +44,20 @@ class _Vmapped(Traceable):
     def cache_key(self) -> Any:
         return ("vmap", self.fn, repr(self.in_axes), repr(self.out_axes), self.axis_size)
 
+    def with_keywords(self, args: tuple, kwargs: dict[str, Any]) -> tuple[Traceable, tuple]:
+        """As JAX's: keyword arguments are mapped over their leading axis, whatever in_axes
+        says of the positional ones."""
+        fn = self.fn
+
+        @functools.wraps(fn)
+        def given_keywords(*args_and_keywords: Any) -> Any:
+            return fn(*args_and_keywords[:-1], **args_and_keywords[-1])
+
+        in_axes = self.in_axes
+        if not isinstance(in_axes, (tuple, list)):
+            in_axes = (in_axes,) * len(args)
+        return _Vmapped(given_keywords, (*in_axes, 0), self.out_axes, self.axis_size, self.target), (*args, kwargs)
+
     def held_arguments(self, args: tuple) -> list[int]:
         """Positions of the unmapped arguments (in_axes None) that are Python numbers: JAX's
         vmap keeps them numbers."""

@@ -39,6 +39,7 @@ from tenzr.transforms import (
     jit,
     output_and_aux,
     phase,
+    positional,
     retrace,
     run_retraced,
     trace_into,
@@ -348,6 +349,9 @@ class custom_jvp(Traceable):  # JAX's name
         self._in_rule: Traced | None = None  # f, while its rule (which commonly calls f) is traced
         self.target = as_target(target)
         functools.update_wrapper(self, fun, updated=())
+
+    def with_keywords(self, args: tuple, kwargs: dict[str, Any]) -> tuple[Traceable, tuple]:
+        return self, positional(self.fn, args, kwargs)  # (the rule takes every argument by position)
 
     def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
         """Sets the rule `jvp(primals, tangents) -> (primal out, tangent out)`; returns it."""

@@ -8,6 +8,7 @@ functions to the module being traced and emits a `func.call`. So `jit(grad(f))`,
 
 from __future__ import annotations
 
+import copy
 import functools
 import gc
 import hashlib
@@ -62,7 +63,26 @@ def def_location(fn: Callable) -> ir.Location:
 
 
 def function_name(fn: Callable) -> str:
+    if isinstance(fn, functools.partial):
+        return function_name(fn.func)
     return getattr(fn, "__name__", type(fn).__name__)
+
+
+def positional(fn: Callable, args: tuple, kwargs: dict[str, Any]) -> tuple:
+    """`args` and `kwargs` as `fn`'s positional arguments, its defaults filled in (JAX's
+    `resolve_kwargs`, for the transformations whose rules take every argument by position:
+    custom_vjp, custom_jvp, checkpoint)."""
+    if not kwargs:
+        return args
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except (TypeError, ValueError) as e:
+        raise TenzrError(f"'{function_name(fn)}' called with keyword arguments it does not take: {e}") from None
+    bound.apply_defaults()
+    if bound.kwargs:
+        raise TenzrError(f"'{function_name(fn)}': keyword arguments {sorted(bound.kwargs)} could not be given "
+                         "positions (keyword-only arguments or **kwargs)")
+    return bound.args
 
 
 def call_function(name: str, operands: Sequence[Array], results: Sequence[ir.Type]) -> list[Array]:
@@ -352,8 +372,19 @@ class Traceable:
         tracing them fails (see `__call__`): none, unless the transformation says so."""
         return []
 
+    def with_keywords(self, args: tuple, kwargs: dict[str, Any]) -> tuple[Traceable, tuple]:
+        """(a traceable, its positional arguments) that a call with keyword arguments
+        becomes. As in JAX, keyword arguments pass through to the function untransformed
+        (not differentiated): this transformation of `fn` with them fixed."""
+        bound = copy.copy(self)
+        bound.fn = functools.partial(self.fn, **kwargs)  # type: ignore[attr-defined]
+        return bound, args
+
     @api_boundary
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            bound, args = self.with_keywords(args, kwargs)
+            return bound(*args)
         leaves, in_tree = flatten(args)
         if traced_leaves(leaves):
             return self.trace_call(*args)
@@ -871,6 +902,9 @@ class custom_vjp(Traceable):  # JAX's name
     def cache_key(self) -> Any:
         return ("custom_vjp", self.fn, self.fwd, self.bwd)
 
+    def with_keywords(self, args: tuple, kwargs: dict[str, Any]) -> tuple[Traceable, tuple]:
+        return self, positional(self.fn, args, kwargs)  # (fwd and bwd take every argument by position)
+
     def trace_call(self, *args: Any) -> Any:
         fname = function_name(self.fn)
         if self.fwd is None or self.bwd is None:
@@ -948,7 +982,8 @@ def checkpoint(fun: Callable, prevent_cse: bool = True, policy: Any = None,
     del prevent_cse
 
     @functools.wraps(fun)
-    def checkpointed(*args: Any) -> Any:
+    def checkpointed(*args: Any, **kwargs: Any) -> Any:
+        args = positional(fun, args, kwargs)
         trace = current_trace()
         if trace is None:
             return fun(*args)

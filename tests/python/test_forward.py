@@ -517,3 +517,35 @@ def test_jacobians_of_the_benchmark_models_gradients_against_finite_differences(
     numeric = np.stack([(g(leaf + step * e) - g(leaf - step * e)) / (2 * step) for e in np.eye(leaf.size)], axis=-1)
     np.testing.assert_allclose(forward, numeric, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(reverse, numeric, rtol=1e-6, atol=1e-9)
+
+
+def test_keyword_arguments_pass_through_every_transformation_as_in_jax():
+    """grad, jacobians and hessian pass keyword arguments through undifferentiated; vmap maps
+    them over their leading axis; custom_vjp, custom_jvp and checkpoint give them positions."""
+    def f(np_):
+        return lambda a, b, c=1.0: (np_.sin(a) * b * c).sum()
+
+    x, y, xs, ys = r(3), r(3), r(2, 3), r(2, 3)
+    for tz_t, jax_t in ((tz.grad, jax.grad), (tz.value_and_grad, jax.value_and_grad), (tz.jacfwd, jax.jacfwd),
+                        (tz.hessian, jax.hessian)):
+        _close(tz_t(f(tz))(x, b=y, c=2.0), jax_t(f(jnp))(x, b=y, c=2.0))
+    _close(tz.vmap(f(tz))(xs, b=ys), jax.vmap(f(jnp))(xs, b=ys))
+    _close(tz.vmap(f(tz), in_axes=(None,))(x, b=ys), jax.vmap(f(jnp), in_axes=(None,))(x, b=ys))
+
+    def rules(np_, lib):
+        @lib.custom_vjp
+        def by_vjp(a, b):
+            return np_.sin(a) * b
+
+        by_vjp.defvjp(lambda a, b: (np_.sin(a) * b, (a, b)),
+                      lambda res, g: (g * np_.cos(res[0]) * res[1], g * np_.sin(res[0])))
+
+        @lib.custom_jvp
+        def by_jvp(a, scale=2.0):
+            return np_.exp(a) * scale
+
+        by_jvp.defjvps(lambda t, ans, a, scale: t * ans, None)
+        kept = lib.checkpoint(lambda a, b=None: (np_.sin(a) * b).sum())
+        return lambda a, b: (by_vjp(a, b=b) * by_jvp(a, scale=3.0)).sum() + kept(a, b=b)
+
+    _close(tz.grad(rules(tz, tz), argnums=(0, 1))(x, y), jax.grad(rules(jnp, jax), argnums=(0, 1))(x, y))
