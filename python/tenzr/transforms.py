@@ -729,10 +729,14 @@ class _Gradient(Traceable):
             return [y, *aux_leaves]
 
         traced = trace_into(trace, fn, args, function_name(self.fn), split)
-        with phase("tenzr-grad"):
-            derived = differentiate(trace.module, traced.name, wrt, "value_and_grad", seeded=[0])
-        results = list(ir.FunctionType(ir.TypeAttr(derived.attributes["function_type"]).value).results)
-        out = call_function(ir.StringAttr(derived.attributes["sym_name"]).value, [*leaves, *traced.captures], results)
+        if wrt:
+            with phase("tenzr-grad"):
+                derived = differentiate(trace.module, traced.name, wrt, "value_and_grad", seeded=[0])
+            results = list(ir.FunctionType(ir.TypeAttr(derived.attributes["function_type"]).value).results)
+            out = call_function(ir.StringAttr(derived.attributes["sym_name"]).value, [*leaves, *traced.captures],
+                                results)
+        else:  # (argnums name empty containers only)
+            out = call_function(traced.name, [*leaves, *traced.captures], traced.result_types)
         n_aux = aux_box[0].num_leaves
         value, aux_leaves = out[0], out[1:1 + n_aux]
         grad_of = dict(zip(wrt, out[1 + n_aux:], strict=True))

@@ -92,6 +92,11 @@ def test_lists_tuples_namedtuples_and_none():
     np.testing.assert_allclose(pair.a, [3.0, 12.0])
     np.testing.assert_allclose(pair.b, -2.0)
     np.testing.assert_allclose(tz.grad(f, argnums=1)(p, extra)["k"][0], np.ones(3))
+    x = np.array([1.0, 2.0])
+    assert tz.grad(lambda empty, a: (a * a).sum())({}, x) == {}  # (nothing to differentiate)
+    value, (empty, g) = tz.value_and_grad(lambda empty, a: (a * a).sum(), argnums=(0, 1))([], x)
+    assert empty == [] and float(value) == 5.0
+    np.testing.assert_allclose(g, 2 * x)
 
 
 def test_has_aux():
