@@ -890,10 +890,15 @@ class custom_vjp(Traceable):  # JAX's name
         @tz.custom_vjp
         def f(x): ...
         f.defvjp(fwd, bwd)   # fwd(*args) -> (out, residuals); bwd(residuals, ct) -> (ct per arg,)
+
+    As in JAX, the arguments at `nondiff_argnums` (Python values: functions, flags, sizes)
+    have no cotangent: bwd takes them first, `bwd(*nondiff, residuals, ct)`, and returns
+    cotangents for the other arguments only.
     """
 
-    def __init__(self, fn: Callable, target: str | Target = "cpu"):
+    def __init__(self, fn: Callable, nondiff_argnums: Sequence[int] = (), target: str | Target = "cpu"):
         self.fn = fn
+        self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
         self.target = as_target(target)
@@ -916,16 +921,19 @@ class custom_vjp(Traceable):  # JAX's name
         rule = tuple(getattr(f, "__code__", f) for f in (self.fn, self.fwd, self.bwd))
         if rule in _RULES_IN_BACKWARD:
             return self.fn(*args)
+        fn, fwd, bwd = self.fn, self.fwd, self.bwd
+        if self.nondiff_argnums:
+            fn, fwd, bwd, args = self._without_nondiff(args)
         trace = current_trace()
         assert trace is not None
         leaves = [asarray(leaf) for leaf in flatten(args)[0]]
-        primal = trace_into(trace, self.fn, args, function_name(self.fn), sealed=True)
+        primal = trace_into(trace, fn, args, fname, sealed=True)
         if primal.captures:
             raise TenzrError(f"custom_vjp function '{fname}' uses traced arrays it does not take as "
                              "arguments (a closure); pass them as arguments (give None as their cotangent)",
                              def_location(self.fn))
         n = len(leaves)
-        fwd, bwd, in_tree = self.fwd, self.bwd, flatten(args)[1]
+        in_tree = flatten(args)[1]
 
         def backward(*flat: Any) -> list:
             primals = unflatten(in_tree, list(flat[:n]))
@@ -964,6 +972,25 @@ class custom_vjp(Traceable):  # JAX's name
         primal.func.attributes[CUSTOM_VJP] = ir.FlatSymbolRefAttr.get(backward_traced.name)
         out = call_function(primal.name, leaves, primal.result_types)
         return unflatten(primal.out_tree, out)
+
+    def _without_nondiff(self, args: tuple) -> tuple[Callable, Callable, Callable, tuple]:
+        """(fn, fwd, bwd, args) with the `nondiff_argnums` arguments fixed at their values."""
+        count = len(args)
+        positions = sorted({i % count for i in self.nondiff_argnums if -count <= i < count})
+        if len(positions) != len(self.nondiff_argnums):
+            raise TenzrError(f"custom_vjp of '{function_name(self.fn)}': nondiff_argnums {self.nondiff_argnums} "
+                             f"for a call with {count} arguments")
+        fixed = {i: args[i] for i in positions}
+        fn, fwd, bwd = self.fn, self.fwd, self.bwd
+        assert fwd is not None and bwd is not None
+
+        def merged(rest: tuple) -> list:
+            others = iter(rest)
+            return [fixed[i] if i in fixed else next(others) for i in range(count)]
+
+        rest = tuple(a for i, a in enumerate(args) if i not in fixed)
+        return (functools.wraps(fn)(lambda *r: fn(*merged(r))), lambda *r: fwd(*merged(r)),
+                lambda residuals, ct: bwd(*fixed.values(), residuals, ct), rest)
 
 
 _RULES_IN_BACKWARD: set[tuple] = set()

@@ -549,3 +549,27 @@ def test_keyword_arguments_pass_through_every_transformation_as_in_jax():
         return lambda a, b: (by_vjp(a, b=b) * by_jvp(a, scale=3.0)).sum() + kept(a, b=b)
 
     _close(tz.grad(rules(tz, tz), argnums=(0, 1))(x, y), jax.grad(rules(jnp, jax), argnums=(0, 1))(x, y))
+
+
+def test_custom_vjp_with_nondiff_argnums_as_in_jax():
+    """A function argument and an integer power held out of differentiation: bwd takes
+    them first and gives cotangents for the rest."""
+    import functools
+
+    def make(np_, lib):
+        @functools.partial(lib.custom_vjp, nondiff_argnums=(0,))
+        def twice(f, a):
+            return f(a) * 2
+
+        twice.defvjp(lambda f, a: (twice(f, a), a), lambda f, a, g: (g * 2 * np_.cos(a),))  # (f is sin)
+
+        @functools.partial(lib.custom_vjp, nondiff_argnums=(1,))
+        def power(a, k):
+            return a ** k
+
+        power.defvjp(lambda a, k: (a ** k, a), lambda k, a, g: (g * k * a ** (k - 1),))
+        return lambda a: (twice(np_.sin, a) * power(a, 3)).sum()
+
+    x = r(4)
+    _close(tz.grad(make(tz, tz))(x), jax.grad(make(jnp, jax))(x))
+    _close(tz.jit(tz.grad(make(tz, tz)))(x), jax.grad(make(jnp, jax))(x))
