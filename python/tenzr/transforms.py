@@ -423,6 +423,9 @@ class jit(Traceable):  # JAX's name
     traced: the program is compiled for their values, which must be hashable (shapes, flags,
     functions), as in JAX. Keyword arguments are otherwise traced like positional ones.
     Called without `fn` (`@tz.jit(static_argnums=1)`), it returns the decorator, as JAX's.
+    JAX's `donate_argnums`, `donate_argnames`, `keep_unused` and `inline` are accepted and
+    change nothing: a result never reuses an argument's memory here (as JAX on a backend
+    without donation), arguments are kept, and a jit inside a trace is inlined anyway.
 
     >>> f = tz.jit(lambda x: tz.exp(x) * 2.0)
     >>> f(np.zeros(3, np.float32))
@@ -437,7 +440,9 @@ class jit(Traceable):  # JAX's name
         return super().__new__(cls)
 
     def __init__(self, fn: Callable, target: str | Target = "cpu", static_argnums: int | Sequence[int] = (),
-                 static_argnames: str | Sequence[str] = ()):
+                 static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = (),
+                 donate_argnames: str | Sequence[str] = (), keep_unused: bool = False, inline: bool = False):
+        del donate_argnums, donate_argnames, keep_unused, inline  # (see above)
         self.fn: Callable = fn.fn if isinstance(fn, jit) else fn
         self.target = as_target(target)
         self.static_argnums, self.static_argnames = _static_arguments(self.fn, static_argnums, static_argnames)
@@ -692,14 +697,14 @@ def _scalar_loss(kind: str, out: Any, has_aux: bool, holomorphic: bool = False) 
 
 class _Gradient(Traceable):
     def __init__(self, fn: Callable, argnums: int | Sequence[int], has_aux: bool, target: str | Target,
-                 with_value: bool, holomorphic: bool = False):
+                 with_value: bool, holomorphic: bool = False, allow_int: bool = False):
         self.fn, self.argnums, self.has_aux, self.with_value = fn, check_argnums(argnums), has_aux, with_value
-        self.holomorphic = holomorphic
+        self.holomorphic, self.allow_int = holomorphic, allow_int
         self.target = as_target(target)
         functools.update_wrapper(self, fn, updated=())
 
     def cache_key(self) -> Any:
-        return ("grad", self.fn, self.argnums, self.has_aux, self.with_value, self.holomorphic)
+        return ("grad", self.fn, self.argnums, self.has_aux, self.with_value, self.holomorphic, self.allow_int)
 
     def held_arguments(self, args: tuple) -> list[int]:
         return held_numbers(args, self.argnums)
@@ -712,6 +717,8 @@ class _Gradient(Traceable):
         leaves = [asarray(leaf) for leaf in flatten(args)[0]]
         per_arg, trees = wrt_leaves(args, argnums)
         wrt = list(dict.fromkeys(i for offsets in per_arg for i in offsets))
+        integers = [i for i in wrt if self.allow_int and not leaves[i].spec.is_inexact]
+        wrt = [i for i in wrt if i not in integers]
         for i in wrt:
             if self.holomorphic and not leaves[i].spec.is_complex:
                 raise TenzrError(f"{kind} with holomorphic=True needs complex inputs, got one of dtype "
@@ -740,6 +747,8 @@ class _Gradient(Traceable):
         n_aux = aux_box[0].num_leaves
         value, aux_leaves = out[0], out[1:1 + n_aux]
         grad_of = dict(zip(wrt, out[1 + n_aux:], strict=True))
+        for i in integers:  # (zeros of their own type, as tz.vjp gives; JAX's are float0)
+            grad_of[i] = asarray(np.zeros(leaves[i].shape, numpy_dtype(leaves[i].spec.dtype)))
         grad_trees = [unflatten(tree, [grad_of[i] for i in offsets]) for tree, offsets in zip(trees, per_arg,
                                                                                                strict=True)]
         g = grad_trees[0] if isinstance(argnums, int) else tuple(grad_trees)
@@ -751,28 +760,29 @@ class _Gradient(Traceable):
 
 @api_boundary
 def grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, holomorphic: bool = False,
-         target: str | Target = "cpu"):
+         allow_int: bool = False, target: str | Target = "cpu"):
     """The gradient of scalar-valued `fn` with respect to argument(s) `argnums` (pytrees allowed).
     As in JAX, a real output may depend on complex inputs (their gradient is the conjugate of
     the steepest-ascent direction's), and `holomorphic=True` differentiates a complex output
-    of complex inputs (f'(z)).
+    of complex inputs (f'(z)). With `allow_int=True`, integer inputs among `argnums` get
+    zero gradients (of their own dtype; JAX's are float0) instead of an error.
 
     >>> tz.grad(lambda x: (x * x).sum())(np.array([1.0, 2.0], np.float32))
     array([2., 4.], dtype=float32)
     """
-    return _Gradient(fn, argnums, has_aux, target, with_value=False, holomorphic=holomorphic)
+    return _Gradient(fn, argnums, has_aux, target, with_value=False, holomorphic=holomorphic, allow_int=allow_int)
 
 
 @api_boundary
 def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, holomorphic: bool = False,
-                   target: str | Target = "cpu"):
+                   allow_int: bool = False, target: str | Target = "cpu"):
     """(fn(*args), grad(fn)(*args)) in one compiled program; with has_aux, ((value, aux), grads).
 
     >>> value, g = tz.value_and_grad(lambda x: (x * x).sum())(np.array([3.0], np.float32))
     >>> float(value), g
     (9.0, array([6.], dtype=float32))
     """
-    return _Gradient(fn, argnums, has_aux, target, with_value=True, holomorphic=holomorphic)
+    return _Gradient(fn, argnums, has_aux, target, with_value=True, holomorphic=holomorphic, allow_int=allow_int)
 
 
 class _Pullback(Traceable):

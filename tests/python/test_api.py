@@ -99,6 +99,20 @@ def test_lists_tuples_namedtuples_and_none():
     np.testing.assert_allclose(g, 2 * x)
 
 
+def test_allow_int_and_donation_are_jax_keywords():
+    """grad(allow_int=True) gives an integer input a zero gradient instead of an error; jit's
+    donation keywords are accepted and leave the arguments as they were."""
+    x, n = np.array([1.0, 2.0]), np.int32(3)
+    g, gn = tz.grad(lambda a, k: (a * k).sum(), argnums=(0, 1), allow_int=True)(x, n)
+    np.testing.assert_allclose(g, [3.0, 3.0])
+    assert gn == 0 and gn.dtype == np.int32
+    with pytest.raises(tz.TenzrError, match="cannot differentiate with respect to an input of dtype int32"):
+        tz.grad(lambda a, k: (a * k).sum(), argnums=(0, 1))(x, n)
+    doubled = tz.jit(lambda a: a * 2, donate_argnums=0, donate_argnames="a", keep_unused=True, inline=True)
+    np.testing.assert_allclose(doubled(x), [2.0, 4.0])
+    np.testing.assert_allclose(x, [1.0, 2.0])
+
+
 def test_has_aux():
     def f(x):
         y = tz.sin(x)
