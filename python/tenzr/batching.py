@@ -13,6 +13,7 @@ from typing import Any
 
 from tenzr.core import ShapeDtype, api_boundary, asarray, current_trace
 from tenzr.dialect.diagnostics import TenzrError
+from tenzr.numpy_api import broadcast_to, moveaxis
 from tenzr.passes.regions import function_type, name_of
 from tenzr.passes.tenzr_batch import batch_function
 from tenzr.pytree import flatten, unflatten
@@ -104,6 +105,11 @@ class _Vmapped(Traceable):
         if isinstance(out_axes, list) and not isinstance(out_example, list):
             out_axes = tuple(out_axes)
         result_axes = _leaf_axes("output", out_axes, out_example, "out_axes")
+        if all(axis is None for axis in axes):  # (axis_size alone: each element's results are the same)
+            out = call_function(traced.name, [*leaves, *traced.captures], traced.result_types)
+            stacked = [y if axis is None else moveaxis(broadcast_to(y, (size, *y.shape)), 0, axis)
+                       for y, axis in zip(out, result_axes, strict=True)]
+            return unflatten(traced.out_tree, stacked)
         with phase("tenzr-grad"):
             derived = batch_function(trace.module, traced.name, [*axes, *[None] * len(traced.captures)], size,
                                      result_axes)
