@@ -260,5 +260,5 @@ def test_axis_size_alone_stacks_the_same_results_as_jax():
     x = r(1, 2)
     for out_axes in (0, 1, -1):
         both(lambda np_, _: lambda s: np_.sin(s) * 2, x, in_axes=None, axis_size=3, out_axes=out_axes)
-    _close(tz.grad(lambda w: tz.vmap(lambda s: (s * w).sum(), in_axes=None, axis_size=4)(x).sum())(2.0),
-           jax.grad(lambda w: jax.vmap(lambda s: (s * w).sum(), in_axes=None, axis_size=4)(x).sum())(2.0))
+    _close(tz.grad(lambda w: tz.vmap(lambda s: (s * w).sum(), in_axes=None, axis_size=4)(x).sum())(np.float64(2.0)),
+           jax.grad(lambda w: jax.vmap(lambda s: (s * w).sum(), in_axes=None, axis_size=4)(x).sum())(np.float64(2.0)))
