@@ -901,20 +901,27 @@ def _index_array(indices: ArrayLike) -> Array:
     return idx
 
 
-def getitem(x: Array, index: Any) -> Array:
-    """NumPy basic and integer-array indexing: ints, slices (any step), None, Ellipsis and
-    integer arrays (several are broadcast together, as NumPy)."""
+def _index_entries(index: Any, ndim: int) -> list:
+    """An index's entries with its ellipsis expanded and slices added up to `ndim`: one per
+    dimension of the indexed array, besides the Nones (new dimensions)."""
     entries = list(index) if isinstance(index, tuple) else [index]
     ellipses = [i for i, e in enumerate(entries) if e is Ellipsis]  # identity: entries may be arrays
     if len(ellipses) > 1:
         raise TenzrError("an index can only have a single ellipsis ('...')", user_location())
     real = [e for e in entries if e is not None and e is not Ellipsis]
-    if len(real) > x.ndim:
-        raise TenzrError(f"too many indices: {len(real)} for an array of rank {x.ndim}", user_location())
+    if len(real) > ndim:
+        raise TenzrError(f"too many indices: {len(real)} for an array of rank {ndim}", user_location())
     if ellipses:
         at = ellipses[0]
-        entries[at:at + 1] = [slice(None)] * (x.ndim - len(real))
-    entries += [slice(None)] * (x.ndim - len([e for e in entries if e is not None]))
+        entries[at:at + 1] = [slice(None)] * (ndim - len(real))
+    return entries + [slice(None)] * (ndim - len([e for e in entries if e is not None]))
+
+
+def getitem(x: Array, index: Any) -> Array:
+    """NumPy basic and integer-array indexing: ints, slices (any step), None, Ellipsis and
+    integer arrays (several are broadcast together, as NumPy); an index array's out-of-range
+    entries clamp, each along its own dimension (as JAX's)."""
+    entries = _index_entries(index, x.ndim)
     # With an index array present, integers count as advanced indices too (NumPy's rule):
     # that decides whether the advanced indices are adjacent, hence where their dims go.
     has_array = any(_is_index_array(e) for e in entries)
@@ -1018,15 +1025,7 @@ class IndexUpdate:
         """Scatters into x flattened, at the flat positions the index picks: those are the
         index applied to the array of positions (by NumPy when the index is constant)."""
         x = self._x
-        if (isinstance(self._index, tuple) and any(isinstance(e, Array) for e in self._index)) or \
-                isinstance(self._index, Array):
-            positions = getitem(constant(np.arange(x.size, dtype=np.int32).reshape(x.shape)), self._index)
-        else:
-            try:
-                picked = np.arange(x.size, dtype=np.int32).reshape(x.shape)[self._index]
-            except IndexError as e:
-                raise TenzrError(f"x.at[...]: {e}", user_location()) from None
-            positions = constant(np.asarray(picked))
+        positions = self._positions()
         promoted, updates = promote(x, values)
         if updates.dtype != x.dtype:  # JAX updates in the promoted dtype too, with this warning
             warn(f"x.at[...]: the update is done in {updates.dtype} and cast back to the array's {x.dtype}; JAX "
@@ -1034,6 +1033,47 @@ class IndexUpdate:
         flat = emit(T.scatter, reshape(promoted, (promoted.size,)), reshape(positions, (positions.size,)),
                     reshape(broadcast_to(updates, positions.shape), (positions.size,)), axis=0, mode=mode)
         return astype(reshape(flat, x.shape), x.dtype)
+
+    def _positions(self) -> Array:
+        """The flat positions in x that the index picks, x.size (where tenzr.scatter writes
+        nothing) for those an index array picks out of range: as in JAX, such writes are
+        dropped. Each dimension an index array indexes gets one more position, x.size,
+        where its out-of-range entries point (negative ones count from the end first)."""
+        x = self._x
+        traced = (isinstance(self._index, tuple) and any(isinstance(e, Array) for e in self._index)) or \
+            isinstance(self._index, Array)
+        entries = _index_entries(self._index, x.ndim)
+        if any(_is_index_array(e) and np.asarray(e).dtype == np.bool_ for e in entries if not isinstance(e, Array)):
+            padded, widened = np.arange(x.size, dtype=np.int32).reshape(x.shape), entries  # (NumPy's masks)
+        else:
+            dims = [e for e in entries if e is not None]
+            extra = [(0, 1) if _is_index_array(e) else (0, 0) for e in dims]
+            padded = np.pad(np.arange(x.size, dtype=np.int32).reshape(x.shape), extra, constant_values=x.size)
+            widened, dim = [], 0
+            for e in entries:
+                if e is not None:
+                    widened.append(_in_range_or(e, x.shape[dim]) if _is_index_array(e) else e)
+                    dim += 1
+                else:
+                    widened.append(e)
+        if traced:
+            return getitem(constant(padded), tuple(widened))
+        try:
+            return constant(np.asarray(padded[tuple(widened)]))
+        except IndexError as e:
+            raise TenzrError(f"x.at[...]: {e}", user_location()) from None
+
+
+def _in_range_or(indices: Any, n: int) -> Any:
+    """Index array `indices` for a dimension of size n, with negative entries counted from
+    the end and entries still out of range set to n."""
+    if isinstance(indices, Array):
+        idx = astype(indices, np.int64)
+        idx = where(idx < 0, idx + n, idx)
+        return where((idx >= 0) & (idx < n), idx, n)
+    given = np.asarray(indices).astype(np.int64)
+    given = np.where(given < 0, given + n, given)
+    return np.where((given >= 0) & (given < n), given, n)
 
 
 def _is_index_array(e: Any) -> bool:
@@ -1062,7 +1102,7 @@ def _finish_index(out: Array, layout: list, advanced: list) -> Array:
         stride = 1
         for (_, idx), size in reversed(list(zip(advanced, sizes, strict=True))):
             idx = astype(idx, np.int64)
-            idx = where(idx < 0, idx + size, idx)
+            idx = clip(where(idx < 0, idx + size, idx), 0, size - 1)
             term = broadcast_to(idx, index_shape) * stride
             linear = term if linear is None else linear + term
             stride *= size

@@ -683,6 +683,22 @@ def test_error_boolean_mask_and_bad_index():
         tz.jit(lambda x: x[5])(np.ones(3))
 
 
+def test_index_arrays_out_of_range_clamp_reads_and_drop_writes_as_jax():
+    """Reads clamp each index array along its own dimension; writes through x.at drop the
+    entries out of range (negative ones count from the end first), traced or constant."""
+    x, a = np.zeros(5, np.float32), np.arange(6, dtype=np.float32).reshape(3, 2)
+    i = np.array([1, 7, -1, -6], np.int32)
+    np.testing.assert_array_equal(tz.jit(lambda v, k: v.at[k].set(9.0))(x, i), [0, 9, 0, 0, 9])
+    np.testing.assert_array_equal(tz.jit(lambda v, k: v.at[k].add(9.0))(x, np.int32(-7)), np.zeros(5))
+    np.testing.assert_array_equal(tz.jit(lambda v: v.at[np.array([1, 7])].set(9.0))(x), [0, 9, 0, 0, 0])
+    np.testing.assert_array_equal(tz.jit(lambda m, k: m.at[k, 0].set(9.0))(a, np.array([1, 7], np.int32)),
+                                  [[0, 1], [9, 3], [4, 5]])
+    np.testing.assert_array_equal(tz.jit(lambda m, k: m.at[:, k].add(1.0))(a, np.array([1, 3], np.int32)),
+                                  [[0, 2], [2, 4], [4, 6]])
+    rows, columns = np.array([1, 7, -9], np.int32), np.array([5, 0, 1], np.int32)
+    np.testing.assert_array_equal(tz.jit(lambda m, r, c: m[r, c])(a, rows, columns), [a[1, 1], a[2, 0], a[0, 1]])
+
+
 def test_trace_gives_tenzr_module_text():
     text = tz.trace(lambda x, w: tz.nn.relu(x @ w).sum(), np.ones((2, 3), np.float32), tz.ShapeDtype((3, 4)))
     assert '"tenzr.matmul"' in text and '"tenzr.relu"' in text and "tensor<2x4xf32>" in text
