@@ -174,6 +174,7 @@ ceil = _elementwise("stablehlo.ceil")
 round_nearest_even = _elementwise("stablehlo.round_nearest_even")
 tan = _elementwise("stablehlo.tan", transcendental=True)
 atan2 = _elementwise("stablehlo.atan2", transcendental=True)
+remainder = _elementwise("stablehlo.remainder")
 cbrt = _elementwise("stablehlo.cbrt", transcendental=True)
 # The CHLO ops JAX exports (IREE legalizes them to StableHLO).
 erf = _elementwise("chlo.erf", transcendental=True)

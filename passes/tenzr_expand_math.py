@@ -4,13 +4,13 @@ handles well (the lowering pipeline runs it after `convert-tenzr-to-stablehlo`).
 - `power`: IREE's `stablehlo.power` returns NaN for every negative base (even (-2)^2) and
   for 0^0. The expansion gives NumPy's answers: integer exponents of negative bases keep
   their sign, 0^0 = 1, 0^y is 0 or inf.
-- `sine`, `cosine`, `tan`, `tanh`, `atan2`, `cbrt`: IREE's CPU backend has no float64
-  `sin`, `cos`, `tan`, `tanh`, `atan2` or `cbrt` (linking fails with "undefined symbol:
-  sin", or cbrt is refused). For f64, tanh goes
+- `sine`, `cosine`, `tan`, `tanh`, `atan2`, `cbrt`, `remainder`: IREE's CPU backend has no
+  float64 `sin`, `cos`, `tan`, `tanh`, `atan2`, `cbrt` or `fmod` (linking fails with
+  "undefined symbol: sin", or cbrt is refused). For f64, tanh goes
   through expm1; sin and cos through a three-part Cody-Waite reduction by pi/2 and fdlibm's
   kernel polynomials (about 1 ulp for |x| < 2^20·pi/2), tan as their quotient; atan2
   through Cephes' atan (a rational approximation on three ranges); cbrt as exp(log|x|/3)
-  and a Newton step. Other element types keep
+  and a Newton step; fmod as x - trunc(x/y)·y with one correcting step. Other element types keep
   the StableHLO op. (CHLO's ops, once legalized, reach these too: atan, asin and acos are
   atan2s, lgamma and digamma use sin and cos.)
 - Complex `exponential`, `log`, `sqrt`, `rsqrt`, `sine`, `cosine`, `tan`, `tanh`,
@@ -150,6 +150,19 @@ def atan2(y: Value, x: Value) -> Value:
     on_axis = sh.select(sh.compare(y, zero, "EQ"), zero,
                         sh.select(y_negative, _c(-np.pi / 2, x), _c(np.pi / 2, x)))
     return sh.select(sh.compare(x, zero, "EQ"), on_axis, angle)
+
+
+def fmod(x: Value, y: Value) -> Value:
+    """x - trunc(x/y)·y with x's sign: the quotient truncated, then one step of |y| where its
+    rounding left the remainder outside [0, |y|) (x's sign); fmod(x, ±inf) = x."""
+    zero = sh.zeros(sh.spec(x))
+    quotient = sh.divide(x, y)
+    r = sh.subtract(x, sh.multiply(sh.multiply(sh.sign(quotient), sh.floor(sh.abs_(quotient))), y))
+    step = sh.multiply(sh.sign(x), sh.abs_(y))
+    r = sh.select(sh.and_(sh.compare(r, zero, "NE"), sh.compare(sh.sign(r), sh.sign(x), "NE")), sh.add(r, step), r)
+    r = sh.select(sh.compare(sh.abs_(r), sh.abs_(y), "GE"), sh.subtract(r, step), r)
+    infinite_y = sh.and_(sh.compare(sh.abs_(y), _c(np.inf, y), "EQ"), sh.compare(sh.abs_(x), _c(np.inf, x), "LT"))
+    return sh.select(infinite_y, x, r)
 
 
 def cbrt(x: Value) -> Value:
@@ -343,6 +356,7 @@ _EXPANSIONS: dict[str, tuple[Callable[..., Value], Callable[[str], bool]]] = {
     sh.tan.op_name: (tan, lambda dtype: dtype == "f64"),
     sh.atan2.op_name: (atan2, lambda dtype: dtype == "f64"),
     sh.cbrt.op_name: (cbrt, lambda dtype: dtype == "f64"),
+    sh.remainder.op_name: (fmod, lambda dtype: dtype == "f64"),
     sh.popcnt.op_name: (popcnt64, lambda dtype: dtype == "i64"),
     sh.count_leading_zeros.op_name: (count_leading_zeros64, lambda dtype: dtype == "i64"),
 }
@@ -424,7 +438,8 @@ def expand_math(module: ir.Operation) -> None:
 @dataclass
 class TenzrExpandMath(Pass):
     flag: ClassVar[str] = "tenzr-expand-math"
-    summary: ClassVar[str] = ("Rewrite float stablehlo.power, float64 sine, cosine, tan, tanh, atan2 and cbrt, and "
+    summary: ClassVar[str] = ("Rewrite float stablehlo.power, float64 sine, cosine, tan, tanh, atan2, cbrt and "
+                              "remainder, and "
                               "complex exponential, log, sqrt, rsqrt, sine, cosine, tan, tanh, log_plus_one, "
                               "exponential_minus_one and power, 0-d integer to float64 conversions, boolean to "
                               "float conversions and int64 popcnt and count_leading_zeros, into StableHLO that IREE "

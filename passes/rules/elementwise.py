@@ -41,9 +41,9 @@ _ONE_TO_ONE: dict[OpDef, Callable[..., Value]] = {
     T.sin: sh.sine, T.cos: sh.cosine, T.abs_: sh.abs_, T.real: sh.real, T.imag: sh.imag, T.complex_: sh.complex_,
     T.log1p: sh.log_plus_one,
     T.expm1: sh.exponential_minus_one, T.sign: sh.sign, T.floor: sh.floor, T.round_: sh.round_nearest_even,
-    T.ceil: sh.ceil, T.tan: sh.tan, T.atan2: sh.atan2, T.atan: sh.atan, T.asin: sh.asin, T.acos: sh.acos,
-    T.sinh: sh.sinh, T.cosh: sh.cosh, T.asinh: sh.asinh, T.acosh: sh.acosh, T.atanh: sh.atanh, T.erf: sh.erf,
-    T.erf_inv: sh.erf_inv, T.lgamma: sh.lgamma, T.digamma: sh.digamma, T.bitwise_and: sh.and_,
+    T.ceil: sh.ceil, T.tan: sh.tan, T.atan2: sh.atan2, T.rem: sh.remainder, T.atan: sh.atan, T.asin: sh.asin,
+    T.acos: sh.acos, T.sinh: sh.sinh, T.cosh: sh.cosh, T.asinh: sh.asinh, T.acosh: sh.acosh, T.atanh: sh.atanh,
+    T.erf: sh.erf, T.erf_inv: sh.erf_inv, T.lgamma: sh.lgamma, T.digamma: sh.digamma, T.bitwise_and: sh.and_,
     T.bitwise_or: sh.or_, T.bitwise_xor: sh.xor, T.bitwise_not: sh.not_, T.shift_left: sh.shift_left,
     T.shift_right_logical: sh.shift_right_logical, T.shift_right_arithmetic: sh.shift_right_arithmetic,
     T.population_count: sh.popcnt, T.clz: sh.count_leading_zeros, T.nextafter: sh.next_after,
@@ -322,6 +322,13 @@ def _atan2(op: Op, ct: Value) -> Cotangents:
     y, x = broadcast_operands(op)
     scale = sh.divide(ct, sh.add(sh.multiply(x, x), sh.multiply(y, y)))
     return sh.multiply(scale, x), sh.negate(sh.multiply(scale, y))
+
+
+@vjp(T.rem, sh.remainder, adjoint="x̄ = ȳ, ȳ_y = -ȳ·trunc(x/y)")
+def _rem(op: Op, ct: Value) -> Cotangents:
+    x, y = broadcast_operands(op)
+    quotient = sh.divide(x, y)
+    return ct, sh.negate(sh.multiply(ct, sh.multiply(sh.sign(quotient), sh.floor(sh.abs_(quotient)))))
 
 
 @vjp(sh.cbrt, adjoint="x̄ = ȳ/(3·out²)")

@@ -368,7 +368,7 @@ def integer_pow(x: Any, y: int) -> Array:
 
 def rem(x: Any, y: Any) -> Array:
     """The remainder of x / y with the sign of x (C's; `tz.remainder` has y's)."""
-    return troutines.fmod(x, y)
+    return tnp.fmod(x, y)
 
 
 def cbrt(x: Any) -> Array:

@@ -302,10 +302,11 @@ def fmin(x: ArrayLike, y: ArrayLike) -> Array:
 
 
 def floor_divide(x: ArrayLike, y: ArrayLike) -> Array:
-    """x // y, rounding toward -inf as Python and NumPy (integers too)."""
+    """x // y, rounding toward -inf as Python and NumPy (integers too); for floats, from the
+    exact remainder, as JAX's."""
     x, y = promote(x, y)
     if x.is_float:
-        return floor(x / y)
+        return _float_divmod(x, y)[0]
     quotient = emit(T.div, x, y)  # (truncates toward 0)
     inexact = not_equal(x, quotient * y)
     opposite = not_equal(less(x, 0), less(y, 0))
@@ -315,7 +316,28 @@ def floor_divide(x: ArrayLike, y: ArrayLike) -> Array:
 def remainder(x: ArrayLike, y: ArrayLike) -> Array:
     """x % y with the sign of y, as Python and NumPy."""
     x, y = promote(x, y)
+    if x.is_float:
+        return _float_divmod(x, y)[1]
     return x - floor_divide(x, y) * y
+
+
+def fmod(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """The remainder of x1 / x2 with the sign of x1 (C's fmod; `remainder` has x2's)."""
+    x1, x2 = promote(x1, x2)
+    if x1.is_float:
+        return emit(T.rem, x1, x2)
+    floored = remainder(x1, x2)
+    return where(logical_and(floored != 0, (x1 < 0) != (x2 < 0)), floored - x2, floored)
+
+
+def _float_divmod(x: Array, y: Array) -> tuple[Array, Array]:
+    """(x // y, x % y) for floats, from x's exact remainder (`tenzr.rem`), as JAX computes them:
+    x - floor(x/y)·y loses the remainder when x/y is large (1e9 % 7.0 in float32 gave 48).
+    x // 0 is x / 0, as NumPy's."""
+    r = emit(T.rem, x, y)
+    quotient = (x - r) / y
+    off = logical_and(not_equal(r, 0), not_equal(sign(y), sign(r)))
+    return where(y == 0, x / y, round(where(off, quotient - 1, quotient))), where(off, r + y, r)
 
 
 mod = remainder

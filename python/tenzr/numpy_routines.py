@@ -1,6 +1,6 @@
 """The rest of the NumPy routines JAX's numpy offers: NumPy 2's array-API functions
 (`matrix_transpose`, `unstack`, `vecdot`, `matvec`, `cumulative_sum`, ...), elementwise ones
-(`cbrt`, `trunc`, `fmod`, `copysign`, `signbit`, `ldexp`, `modf`, ...), NaN-skipping
+(`cbrt`, `trunc`, `copysign`, `signbit`, `ldexp`, `modf`, ...), NaN-skipping
 statistics, polynomials and window functions, `isin`, `digitize`, `convolve`, `correlate`,
 `apply_along_axis` and `vectorize`. Names, arguments and semantics are NumPy's (JAX's where
 they differ); each is built from `numpy_api`'s and `numpy_lib`'s functions, so it
@@ -151,13 +151,6 @@ def cbrt(x: ArrayLike) -> Array:
     """The real cube root (negative for negative x)."""
     x = _float(x)
     return sign(x) * abs(x) ** (1 / 3)
-
-
-def fmod(x1: ArrayLike, x2: ArrayLike) -> Array:
-    """The remainder of x1 / x2 with the sign of x1 (C's fmod; `remainder` has x2's)."""
-    x1, x2 = asarray(x1), asarray(x2)
-    floored = remainder(x1, x2)
-    return where(logical_and(floored != 0, (x1 < 0) != (x2 < 0)), floored - x2, floored)
 
 
 def signbit(x: ArrayLike) -> Array:

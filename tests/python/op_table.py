@@ -130,7 +130,7 @@ def binary_rows() -> list[Row]:
     binaries = [
         ("add", T.add, np.add), ("sub", T.sub, np.subtract), ("mul", T.mul, np.multiply),
         ("div", T.div, np.divide), ("maximum", T.maximum, np.maximum), ("minimum", T.minimum, np.minimum),
-        ("atan2", T.atan2, np.arctan2),
+        ("atan2", T.atan2, np.arctan2), ("rem", T.rem, np.fmod),
     ]
     for (op, build, ref), (case, sa, sb) in itertools.product(binaries, cases):
         name = f"{op}_{case}"
@@ -618,6 +618,7 @@ def stablehlo_rows() -> list[Row]:
         Row("chlo.top_k", lambda a: _values_plus_indices(*sh.top_k(a[0], 2)), [randn("tpk", 3, 5)]),
         Row("sh.tan", lambda a: sh.tan(a[0]), [randn("tan", 2, 3) * 0.5]),
         Row("sh.atan2", lambda a: sh.atan2(a[0], a[1]), [randn("at2y", 2, 3), randn("at2x", 2, 3)]),
+        Row("sh.remainder", lambda a: sh.remainder(a[0], a[1]), [randn("remx", 2, 3) * 4, randn("remy", 2, 3)]),
         Row("sh.cbrt", lambda a: sh.cbrt(a[0]), [positive("cbrt", 2, 3)]),
     ]
     # CHLO, as JAX exports it: inside each op's domain.

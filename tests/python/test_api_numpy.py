@@ -410,6 +410,19 @@ def test_integer_floor_division_and_remainder_round_toward_minus_infinity():
         assert g.dtype == np.int32
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_remainders_stay_exact_for_large_quotients(dtype):
+    """x % y, fmod and // from the exact remainder (x - floor(x/y)·y gave 48.0 for
+    1e9 % 7.0 in float32), signs and infinities as NumPy."""
+    a = np.array([1e6 + 0.5, 1e9, -1e10, 123.4, 5.5, -7.25, 3.0, -3.0, 0.0, 2.0], dtype)
+    b = np.array([0.1, 7.0, 7.0, 0.1, -2.0, 2.0, np.inf, -np.inf, 3.0, 0.0], dtype)
+    got = tz.jit(lambda a, b: (a % b, tz.fmod(a, b), a // b))(a, b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = (np.mod(a, b), np.fmod(a, b), np.floor_divide(a, b))
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+
+
 def test_constants_names_and_clear_errors():
     assert (tz.pi, tz.e, tz.inf) == (np.pi, np.e, np.inf) and np.isnan(tz.nan) and tz.newaxis is None
     m = np.arange(12.0).reshape(3, 4)

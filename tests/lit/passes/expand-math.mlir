@@ -72,6 +72,21 @@ func.func @tan_atan2_f64(%x: tensor<3xf64>, %y: tensor<3xf64>) -> (tensor<3xf64>
 
 // -----
 
+// float64 remainder (C's fmod, which IREE's CPU backend cannot link) is x - trunc(x/y)·y
+// with one correcting step; float32 keeps IREE's exact remainder.
+// CHECK-LABEL: func.func @remainder
+// CHECK-NOT: stablehlo.remainder %{{.*}} : tensor<3xf64>
+// CHECK: stablehlo.floor
+// CHECK: stablehlo.remainder %{{.*}} : tensor<3xf32>
+// CHECK: return
+func.func @remainder(%x: tensor<3xf64>, %y: tensor<3xf64>, %a: tensor<3xf32>, %b: tensor<3xf32>) -> (tensor<3xf64>, tensor<3xf32>) {
+  %0 = stablehlo.remainder %x, %y : tensor<3xf64>
+  %1 = stablehlo.remainder %a, %b : tensor<3xf32>
+  return %0, %1 : tensor<3xf64>, tensor<3xf32>
+}
+
+// -----
+
 // Complex math is rewritten on the parts, for every complex type: exp(a + bi) =
 // e^a (cos b + i sin b); the float64 sine and cosine this makes are expanded in turn.
 // CHECK-LABEL: func.func @complex_exp
