@@ -16,6 +16,8 @@ from tenzr.dialect.context import on_context_eviction
 from tenzr.dialect.ir_imports import ir
 
 FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
+HALF_TYPES = ("f16", "bf16")
+"""The float types whose sums and products are accumulated in float32 (as JAX's)."""
 INT_TYPES = ("i32", "i64")
 COMPLEX_TYPES = ("complex<f32>", "complex<f64>")
 ELEMENT_TYPES = (*FLOAT_TYPES, "i1", *INT_TYPES, *COMPLEX_TYPES)

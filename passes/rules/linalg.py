@@ -9,6 +9,7 @@ from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import Value
 from tenzr.dialect.opdef import Op
+from tenzr.dialect.types import HALF_TYPES
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.rules import Cotangents, bilinear, lowers, vjp
 from tenzr.passes.tenzr_im2col import convolution_options, interleave, patches, uses_patches
@@ -20,8 +21,15 @@ from tenzr.passes.views import DotDims
 @lowers(T.matmul)
 def _lower_matmul(op: Op) -> Value:
     a, b = op.operands
-    sa, sb = op.specs
-    batch = op.result.shape[:-2]
+    dtype = op.specs[0].dtype
+    if dtype in HALF_TYPES:  # (accumulated in float32, as XLA's CPU and GPU backends do)
+        return sh.convert(_product(sh.convert(a, "f32"), sh.convert(b, "f32"), op.result.shape), dtype)
+    return _product(a, b, op.result.shape)
+
+
+def _product(a: Value, b: Value, shape: tuple[int, ...]) -> Value:
+    sa, sb = sh.spec(a), sh.spec(b)
+    batch = shape[:-2]
     if sb.rank == 2:
         # [..., M, K] @ [K, N]: one dot_general contracting K gives [..., M, N] directly.
         return sh.dot_general(a, b, ((), ()), ((sa.rank - 1,), (0,)))

@@ -10,7 +10,7 @@ from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.opdef import Op
-from tenzr.dialect.types import TensorSpec
+from tenzr.dialect.types import HALF_TYPES, TensorSpec
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.rules import Cotangents, Lowering, linear, lowers, vjp
 from tenzr.passes.rules.indexing import full_indices, identity_element, scatter_along
@@ -28,8 +28,11 @@ def _reduction(combiner: str) -> Lowering:
     def lower(op: Op) -> Value:
         (x,) = op.operands
         dtype = op.specs[0].dtype
-        init = identity_element(combiner, dtype)
-        return sh.reshape(sh.reduce(x, init, reduce_axes(op), combiner), op.result.shape)
+        if combiner in ("add", "multiply") and dtype in HALF_TYPES:  # (accumulated in float32, as JAX's)
+            x = sh.convert(x, "f32")
+        init = identity_element(combiner, sh.spec(x).dtype)
+        out = sh.reshape(sh.reduce(x, init, reduce_axes(op), combiner), op.result.shape)
+        return sh.convert(out, dtype) if sh.spec(out).dtype != dtype else out
 
     return lower
 

@@ -32,7 +32,7 @@ from tenzr.core import (
 )
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError, warn
-from tenzr.dialect.types import TensorSpec, broadcast_shapes, numpy_dtype
+from tenzr.dialect.types import HALF_TYPES, TensorSpec, broadcast_shapes, numpy_dtype
 from tenzr.flags import default_float, default_int
 
 ArrayLike = Any
@@ -639,6 +639,8 @@ amax, amin = max, min
 
 def mean(x: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
     x = _float(x) if dtype is None else astype(x, dtype)
+    if x.spec.dtype in HALF_TYPES:  # (computed in float32, as JAX's: the sum may not fit)
+        return astype(mean(astype(x, np.float32), axis, keepdims=keepdims), x.dtype)
     count = math.prod(x.shape[a] for a in _axes(axis, x.ndim))
     return sum(x, axis, keepdims=keepdims) / float(count)
 

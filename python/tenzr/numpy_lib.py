@@ -30,7 +30,7 @@ from tenzr.core import (
 )
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
-from tenzr.dialect.types import numpy_dtype
+from tenzr.dialect.types import HALF_TYPES, numpy_dtype
 from tenzr.flags import default_float, default_int
 from tenzr.numpy_api import (
     _axes,
@@ -709,6 +709,8 @@ def var(x: ArrayLike, axis: Any = None, ddof: int = 0, keepdims: bool = False) -
     """Variance over `axis` (None: all), dividing by N - ddof (of |x - mean|², real, for
     complex x)."""
     x = _float(x)
+    if x.spec.dtype in HALF_TYPES:  # (computed in float32, as JAX's: the sum of squares may not fit)
+        return var(x.astype(np.float32), axis, ddof, keepdims).astype(x.dtype)
     count = math.prod(x.shape[a] for a in _axes(axis, x.ndim))
     centered = x - mean(x, axis, keepdims=True)
     if x.spec.is_complex:
