@@ -440,6 +440,14 @@ def test_half_precision_sums_and_products_accumulate_in_float32(dtype):
         np.testing.assert_allclose(g.astype(np.float32), np.asarray(w).astype(half).astype(np.float32), rtol=1e-2)
 
 
+def test_float32_sine_and_tangent_keep_their_relative_precision_below_zero():
+    """IREE's float32 sine gave sin(-3e-7) = -1.5e-7 (positive inputs were right)."""
+    x = np.concatenate([-np.logspace(-30, 0, 61), np.logspace(-30, 0, 61)]).astype(np.float32)
+    got = tz.jit(lambda v: (tz.sin(v), tz.tan(v)))(x)
+    for g, f in zip(got, (np.sin, np.tan), strict=True):
+        np.testing.assert_allclose(g, f(x.astype(np.float64)), rtol=3e-7)
+
+
 def test_constants_names_and_clear_errors():
     assert (tz.pi, tz.e, tz.inf) == (np.pi, np.e, np.inf) and np.isnan(tz.nan) and tz.newaxis is None
     m = np.arange(12.0).reshape(3, 4)
