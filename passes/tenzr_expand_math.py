@@ -184,20 +184,29 @@ def tanh(x: Value) -> Value:
 
 
 def power(x: Value, y: Value) -> Value:
-    """x ** y with NumPy's results for negative and zero bases (floats)."""
+    """x ** y with C's (NumPy's, JAX's) results where IREE's exp(y·log x) has none: negative
+    and zero bases (integer exponents of negative bases keep their sign, 0^0 = 1, 0^y is
+    0 or ±inf), x^0 = 1 and 1^y = 1 even for NaN or infinite x or y, (-1)^±inf = 1, and
+    (-inf)^y as inf^y with the sign of an odd integer y."""
     s = sh.spec(x)
-    zero, one = sh.zeros(s), _c(1, x)
+    zero, one, infinity = sh.zeros(s), _c(1, x), _c(np.inf, x)
     magnitude = sh.abs_(x)
     is_zero = sh.compare(magnitude, zero, "EQ")
     raised = sh.power(sh.select(is_zero, one, magnitude), y)
-    at_zero = sh.select(sh.compare(y, zero, "GT"), zero, sh.select(sh.compare(y, zero, "EQ"), one, _c(np.inf, x)))
+    at_zero = sh.select(sh.compare(y, zero, "GT"), zero, sh.select(sh.compare(y, zero, "EQ"), one, sh.select(
+        sh.compare(y, zero, "LT"), infinity, _c(np.nan, x))))
     raised = sh.select(is_zero, at_zero, raised)
     integral = sh.compare(sh.floor(y), y, "EQ")
     half = sh.multiply(y, _c(0.5, y))
     odd = sh.and_(integral, sh.compare(sh.floor(half), half, "NE"))
     signed = sh.select(odd, sh.negate(raised), raised)
-    negative_base = sh.select(integral, signed, _c(np.nan, x))
-    return sh.select(sh.compare(x, zero, "LT"), negative_base, raised)
+    has_value = sh.or_(sh.or_(integral, is_zero), sh.compare(magnitude, infinity, "EQ"))
+    negative_base = sh.select(has_value, signed, _c(np.nan, x))
+    below = sh.or_(sh.compare(x, zero, "LT"), sh.and_(is_zero, sh.compare(sh.divide(one, x), zero, "LT")))
+    out = sh.select(below, negative_base, raised)
+    unit = sh.or_(sh.compare(x, one, "EQ"), sh.and_(sh.compare(magnitude, one, "EQ"),
+                                                   sh.compare(sh.abs_(y), infinity, "EQ")))
+    return sh.select(sh.or_(sh.compare(y, zero, "EQ"), unit), one, out)
 
 
 def _parts(z: Value) -> tuple[Value, Value]:

@@ -206,9 +206,24 @@ def logical_not(x: ArrayLike) -> Array:
 
 
 def arctan2(y: ArrayLike, x: ArrayLike) -> Array:
-    """The angle of the point (x, y) in (-π, π], elementwise."""
-    y, x = promote(y, x)
-    return emit(T.atan2, _float(y), _float(x))
+    """The angle of the point (x, y) in [-π, π], elementwise, C's (and NumPy's and JAX's) at
+    signed zeros and infinities, where IREE's atan2 gives NaN, or π for -π."""
+    y, x = (_float(v) for v in promote(y, x))
+    angle = emit(T.atan2, y, x)
+    below = signbit(y)
+    angle = where(logical_and(below, angle > 3.0), angle - 2 * np.pi, angle)  # (-0 or y < 0 beside -inf)
+    pi = where(below, -np.pi, np.pi).astype(y.dtype)
+    angle = where(logical_and(y == 0, x == 0), where(signbit(x), pi, y), angle)
+    corner = where(x < 0, 0.75, 0.25).astype(y.dtype) * pi
+    return where(logical_and(isinf(y), isinf(x)), corner, angle)
+
+
+def signbit(x: ArrayLike) -> Array:
+    """Whether the sign bit is set: x < 0, and -0.0 too."""
+    x = asarray(x)
+    if not x.is_float:
+        return x < 0
+    return logical_or(x < 0, logical_and(x == 0, 1 / where(x == 0, x, 1) < 0))
 
 
 def nextafter(x1: ArrayLike, x2: ArrayLike) -> Array:
@@ -249,7 +264,8 @@ def hypot(x: ArrayLike, y: ArrayLike) -> Array:
     big, small = maximum(abs(x), abs(y)), minimum(abs(x), abs(y))
     safe = where(big == 0, 1.0, big)
     ratio = small / safe
-    return where(big == 0, 0.0, big * sqrt(1.0 + ratio * ratio))
+    out = where(big == 0, 0.0, big * sqrt(1.0 + ratio * ratio))
+    return where(logical_or(isinf(x), isinf(y)), np.inf, out)  # (beside NaN too, as C's)
 
 
 def logaddexp(x: ArrayLike, y: ArrayLike) -> Array:
@@ -258,7 +274,8 @@ def logaddexp(x: ArrayLike, y: ArrayLike) -> Array:
     # the shift by the larger one is held constant (its derivative cancels), so that every
     # derivative is the smooth function's, at x == y too (1/2 each, then 1/4, ...)
     top = emit(T.stop_gradient, maximum(x, y))
-    return where(isnan(x - y), x + y, top + log(exp(x - top) + exp(y - top)))
+    out = where(isnan(x - y), x + y, top + log(exp(x - top) + exp(y - top)))
+    return where(top == np.inf, top, out)
 
 
 def logaddexp2(x: ArrayLike, y: ArrayLike) -> Array:

@@ -1,6 +1,6 @@
 """The rest of the NumPy routines JAX's numpy offers: NumPy 2's array-API functions
 (`matrix_transpose`, `unstack`, `vecdot`, `matvec`, `cumulative_sum`, ...), elementwise ones
-(`cbrt`, `trunc`, `copysign`, `signbit`, `ldexp`, `modf`, ...), NaN-skipping
+(`cbrt`, `trunc`, `copysign`, `ldexp`, `modf`, ...), NaN-skipping
 statistics, polynomials and window functions, `isin`, `digitize`, `convolve`, `correlate`,
 `apply_along_axis` and `vectorize`. Names, arguments and semantics are NumPy's (JAX's where
 they differ); each is built from `numpy_api`'s and `numpy_lib`'s functions, so it
@@ -38,7 +38,6 @@ from tenzr.numpy_api import (
     log10,
     logical_and,
     logical_not,
-    logical_or,
     matmul,
     moveaxis,
     pad,
@@ -47,6 +46,7 @@ from tenzr.numpy_api import (
     reshape,
     round,  # noqa: A004
     sign,
+    signbit,
     sqrt,
     sum,  # noqa: A004
     swapaxes,
@@ -151,14 +151,6 @@ def cbrt(x: ArrayLike) -> Array:
     """The real cube root (negative for negative x)."""
     x = _float(x)
     return sign(x) * abs(x) ** (1 / 3)
-
-
-def signbit(x: ArrayLike) -> Array:
-    """Whether the sign bit is set: x < 0, and -0.0 too."""
-    x = asarray(x)
-    if not x.is_float:
-        return x < 0
-    return logical_or(x < 0, logical_and(x == 0, 1 / where(x == 0, x, 1) < 0))
 
 
 def copysign(x1: ArrayLike, x2: ArrayLike) -> Array:
