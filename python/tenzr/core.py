@@ -570,8 +570,11 @@ _RANK = {"i1": 0, "i32": 1, "i64": 2, "f16": 3, "bf16": 3, "f32": 4, "f64": 5, "
 
 
 def _widest(dtypes: list[str]) -> str:
-    """The join of `dtypes` (float64 with complex64 gives complex128, as in JAX)."""
+    """The join of `dtypes` (float64 with complex64 gives complex128, float16 with bfloat16
+    float32, as in JAX)."""
     target = max(dtypes, key=lambda d: _RANK[d])
+    if target in ("f16", "bf16") and {"f16", "bf16"} <= set(dtypes):
+        return "f32"
     return "complex<f64>" if target == "complex<f32>" and "f64" in dtypes else target
 
 

@@ -71,8 +71,13 @@ def test_weak_scalars_keep_the_arrays_type():
     (np.float32, np.float64, np.float64),
     (np.int32, np.int64, np.int64),
     (np.bool_, np.int32, np.int32),
+    (np.float16, "bfloat16", np.float32),
+    ("bfloat16", np.float16, np.float32),
 ])
 def test_arrays_promote_by_jax_rule(a, b, expected):
+    import ml_dtypes
+
+    a, b = (ml_dtypes.bfloat16 if t == "bfloat16" else t for t in (a, b))
     out = tz.jit(lambda x, y: x * y)(np.ones(2, a), np.ones(2, b))
     assert out.dtype == expected
 
