@@ -108,12 +108,15 @@ def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int | str = 0, lower: bo
     return x[..., 0] if vector else x
 
 
-def cholesky(a: ArrayLike, upper: bool = False) -> Array:
-    """The Cholesky factor L (lower, L L^T = a) of a symmetric positive definite a, reading
-    its lower triangle; with upper=True, L^T. Not positive definite gives NaNs (as JAX).
+def cholesky(a: ArrayLike, upper: bool = False, symmetrize_input: bool = True) -> Array:
+    """The Cholesky factor L (lower, L L^T = a) of a symmetric positive definite a; with
+    upper=True, L^T. As JAX's, it factors (a + a^T)/2, so its gradient is symmetric too
+    (symmetrize_input=False: a's lower triangle alone). Not positive definite gives NaNs.
     One column of L per loop iteration; the columns not yet found are zero, so a whole row
     of L times L^T sums over the columns already known."""
     a = _square(a, "cholesky")
+    if symmetrize_input:
+        a = (a + tnp.swapaxes(a, -1, -2)) / 2
     n = a.shape[-1]
     rows = _rows(n)
 

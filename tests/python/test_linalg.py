@@ -42,6 +42,8 @@ ROWS = [
     ("solve_matrix", tz.linalg.solve, jnp.linalg.solve, np.linalg.solve, [A, B]),
     ("solve_vector", tz.linalg.solve, jnp.linalg.solve, np.linalg.solve, [A, B[:, 0]]),
     ("cholesky", _sym(tz.linalg.cholesky), _sym(jnp.linalg.cholesky), _sym(np.linalg.cholesky), [SPD]),
+    ("cholesky_of_the_symmetric_part", tz.linalg.cholesky, jnp.linalg.cholesky,  # (a symmetric gradient, as JAX's)
+     lambda a: np.linalg.cholesky((a + a.T) / 2), [SPD + 0.1 * A]),
     ("cholesky_upper", _sym(lambda a: tz.scipy.linalg.cholesky(a)), _sym(jax.scipy.linalg.cholesky),
      _sym(sl.cholesky), [SPD]),
     ("solve_triangular", lambda l, b: tz.scipy.linalg.solve_triangular(l, b, lower=True),

@@ -14,9 +14,11 @@ __all__ = ["cho_factor", "cho_solve", "cholesky", "det", "inv", "solve", "solve_
 
 
 def cholesky(a: Any, lower: bool = False) -> Array:
-    """The Cholesky factor: upper (U^T U = a) unless lower=True (SciPy's default differs from
-    NumPy's)."""
-    return linalg.cholesky(a, upper=not lower)
+    """The Cholesky factor: upper (U^T U = a, from a's upper triangle) unless lower=True
+    (from its lower one); SciPy's default differs from NumPy's."""
+    if lower:
+        return linalg.cholesky(a, symmetrize_input=False)
+    return linalg.cholesky(tnp.swapaxes(tnp.asarray(a), -1, -2), upper=True, symmetrize_input=False)
 
 
 def cho_factor(a: Any, lower: bool = False) -> tuple[Array, bool]:
