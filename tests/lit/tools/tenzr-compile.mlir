@@ -14,6 +14,12 @@
 // RUN: not tenzr-run %t.vmfb --function=f 2>&1 | filecheck %s --check-prefix=ARITY
 // RUN: not tenzr-run %s --function=f 2>&1 | filecheck %s --check-prefix=NOTVMFB
 // RUN: not tenzr-run %t.vmfb --target=cuda --function=f --input="[1, 2, 3]" 2>&1 | filecheck %s --check-prefix=WHERE
+// RUN: not tenzr-run %t.vmfb --function=f --input='[1, 2, "a"]' 2>&1 | filecheck %s --check-prefix=NOTNUMBER
+// RUN: not tenzr-run %t.vmfb --function=f --input="[99999999999999999999, 0, 0]" 2>&1 | filecheck %s --check-prefix=OBJECT
+// RUN: not tenzr-run %t.vmfb --function= 2>&1 | filecheck %s --check-prefix=EMPTYNAME
+// RUN: not tenzr-run %t.vmfb --function=f --input="[1, 2, 3]" --output-dir=%s 2>&1 | filecheck %s --check-prefix=OUTDIR
+// NaN and infinities are literals too.
+// RUN: tenzr-run %t.vmfb --function=f_value_and_grad --input="[nan, -inf, 1]" | filecheck %s --check-prefix=NAN
 
 // f(x) = sum(x^2); the gradient is 2x.
 // CHECK: result[0]: float32[] =
@@ -37,6 +43,12 @@
 // ARITY: error: 'f' takes 1 input(s) (tensor<3xf32>), but was given 0
 // NOTVMFB: error: not a compiled module (.vmfb): it looks like MLIR text: compile it first
 // WHERE: error: the module was compiled for cpu, so it cannot run on cuda: run it on cpu (tenzr-run --target=cpu)
+// NOTNUMBER: error: cannot parse input '[1, 2, "a"]': {{.*}} ('a' is not a number)
+// OBJECT: error: input '[99999999999999999999, 0, 0]' has dtype object, which no tensor element type holds
+// EMPTYNAME: error: --function needs the name of a function
+// OUTDIR: error: cannot write the results to '{{.*}}tenzr-compile.mlir': File exists
+// NAN: result[1]: float32[3] =
+// NAN-NEXT: [ nan -inf   2.]
 
 func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
   %0 = "tenzr.mul"(%x, %x) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
