@@ -37,8 +37,48 @@ COMPILE_TIMEOUT_S = 900
 def lower_to_stablehlo(module: ir.Operation, target: Target | None = None) -> None:
     """Lowers every tenzr op, cleans up, and adjusts the result for `target` if given."""
     run_pipeline(module, parse_pipeline(LOWERING_PIPELINE), verify_each=False)
+    check_compilable(module)
     if target is not None:
         prepare_for_target(module, target)
+
+
+def check_compilable(module: ir.Operation) -> None:
+    """Refuses, at their locations, what IREE would crash on or never finish compiling: an
+    op of no dialect it knows ("foo.bar", kept by tenzr-opt as mlir-opt keeps it with
+    --allow-unregistered-dialect), and recursion (calls that reach their own function)."""
+    callees: dict[str, list[tuple[str, ir.Location]]] = {}
+    unknown: list[ir.Operation] = []
+    context = module.context
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if not context.is_registered_operation(op.name):
+            unknown.append(op)
+        elif op.name == "func.func":
+            callees[ir.StringAttr(op.attributes["sym_name"]).value] = []
+        elif op.name == "func.call":
+            caller = op.parent
+            while caller.name != "func.func":
+                caller = caller.parent
+            callees[ir.StringAttr(caller.attributes["sym_name"]).value].append(
+                (ir.FlatSymbolRefAttr(op.attributes["callee"]).value, op.location))
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit, ir.WalkOrder.PRE_ORDER)
+    if unknown:  # (raised outside the walk, whose callback cannot raise)
+        raise TenzrError(f"unknown op '{unknown[0].name}': no dialect IREE compiles has it", unknown[0].location)
+    done: set[str] = set()
+
+    def reach(name: str, path: list[str]) -> None:
+        for callee, location in callees.get(name, []):
+            if callee in path:
+                cycle = " -> ".join(f"@{n}" for n in [*path[path.index(callee):], callee])
+                raise TenzrError(f"recursion ({cycle}): IREE cannot compile a function that calls itself", location)
+            if callee not in done:
+                reach(callee, [*path, callee])
+        done.add(name)
+
+    for name in list(callees):
+        reach(name, [name])
 
 
 _UNSUPPORTED_ON_PORTABLE_VULKAN = re.compile(r"[x<]f64>")
