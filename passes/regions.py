@@ -17,6 +17,7 @@ from tenzr.dialect.context import body_ops, functions, is_inside, module_body
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.functions import inline_call
 from tenzr.dialect.ir_imports import Value, ir
+from tenzr.dialect.opdef import Op
 from tenzr.dialect.ops import OPS
 from tenzr.passes import stablehlo as sh
 
@@ -57,6 +58,16 @@ def function_to_derive(module: ir.Operation, name: str, new_name: str,
     if not f.regions[0].blocks:
         raise TenzrError(f"{pass_name}: '@{name}' is external (it has no body)", f.location)
     return funcs, f
+
+
+def require_specs(decoded: Op, pass_name: str) -> None:
+    """Refuses an op on a derivative's path with a tensor of an element type no TensorSpec
+    holds (unsigned integers: JAX's exports with x64 carry them through loops)."""
+    for value, spec in zip([*decoded.operands, *decoded.outputs], [*decoded.specs, *decoded.results], strict=True):
+        if spec is None and isinstance(value.type, ir.RankedTensorType):
+            name = decoded.operation.name if decoded.operation is not None else "op"
+            raise TenzrError(f"{pass_name}: '{name}' has a value of type {value.type}, which it cannot "
+                             "differentiate through (unsigned integers are not supported yet)", decoded.location)
 
 
 def replace_body_with_call(func: ir.Operation, callee: str) -> None:

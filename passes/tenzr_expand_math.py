@@ -48,7 +48,7 @@ from typing import ClassVar
 import numpy as np
 
 from tenzr.dialect.ir_imports import Value, ir
-from tenzr.dialect.types import real_dtype
+from tenzr.dialect.types import real_dtype, spec_of_type
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import Pass, register
 
@@ -437,6 +437,8 @@ def _expand(module: ir.Operation, expansion: Callable[[ir.Operation], Callable[.
 
 
 def _complex_rule(op: ir.Operation) -> Callable[..., Value] | None:
+    if not op.results or spec_of_type(op.results[0].type) is None:
+        return None
     if op.name in (sh.pad.op_name, sh.dot_general.op_name):
         if not sh.spec(op.results[0]).is_complex:
             return None
@@ -446,6 +448,8 @@ def _complex_rule(op: ir.Operation) -> Callable[..., Value] | None:
 
 
 def _real_rule(op: ir.Operation) -> Callable[..., Value] | None:
+    if any(spec_of_type(v.type) is None for v in (*op.operands, *op.results)):
+        return None  # (unsigned integers, tokens: nothing here rewrites them)
     if op.name == sh.convert.op_name:
         return int_to_float64 if _scalar_int_to_float64(op) else _bool_to_float(op)
     rule = _EXPANSIONS.get(op.name)

@@ -40,6 +40,7 @@ from tenzr.passes.regions import (
     function_type,
     name_of,
     replace_body_with_call,
+    require_specs,
     set_results,
 )
 from tenzr.passes.registry import Pass, register
@@ -173,6 +174,7 @@ class Sweep(RegionDriver):
         else:
             copy = self.recomputed.get(op)
             decoded = view(op, outputs) if copy is None else view(copy)
+            require_specs(decoded, "tenzr-grad")
             # (a recomputed copy's operands are copies too; cotangents go to op's)
             operands = decoded.operands if copy is None else list(op.operands)
             location = decoded.location

@@ -37,6 +37,7 @@ from tenzr.passes.regions import (
     has_uses,
     name_of,
     replace_body_with_call,
+    require_specs,
     set_results,
 )
 from tenzr.passes.registry import Pass, register
@@ -108,6 +109,7 @@ class Push(RegionDriver):
                 outs = self._transposed(op, inputs, anchor)
             elif rule is not None:
                 decoded = view(op)
+                require_specs(decoded, "tenzr-jvp")
                 decoded.driver = self
                 outs = list(rule(decoded, inputs))  # type: ignore[operator]
             elif len(op.regions):

@@ -67,3 +67,23 @@ func.func @through_execute_region(%x: tensor<3xf32>) -> tensor<f32> {
   %0 = "tenzr.reduce_sum"(%y) : (tensor<3xf32>) -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// An unsigned integer on the differentiated path (a JAX export with x64 carries one).
+func.func @unsigned(%x: tensor<f32>, %u: tensor<ui32>) -> tensor<f32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i64>
+  // expected-error@+1 {{tenzr-grad: 'stablehlo.while' has a value of type tensor<ui32>, which it cannot differentiate through (unsigned integers are not supported yet)}}
+  %r:3 = stablehlo.while(%a = %x, %i = %c0, %k = %u) : tensor<f32>, tensor<i64>, tensor<ui32>
+    cond {
+      %c3 = stablehlo.constant dense<3> : tensor<i64>
+      %p = stablehlo.compare LT, %i, %c3, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %c1 = stablehlo.constant dense<1> : tensor<i64>
+      %i2 = stablehlo.add %i, %c1 : tensor<i64>
+      %s = stablehlo.sine %a : tensor<f32>
+      stablehlo.return %s, %i2, %k : tensor<f32>, tensor<i64>, tensor<ui32>
+    }
+  return %r#0 : tensor<f32>
+}

@@ -197,3 +197,13 @@ func.func @bit_counts(%x: tensor<3xi64>, %y: tensor<3xi32>) -> (tensor<3xi64>, t
   %2 = stablehlo.popcnt %y : tensor<3xi32>
   return %0, %1, %2 : tensor<3xi64>, tensor<3xi64>, tensor<3xi32>
 }
+
+// -----
+
+// Unsigned integers (JAX's random keys with x64) pass through untouched.
+// CHECK-LABEL: func.func @unsigned
+// CHECK: stablehlo.convert %{{.*}} : (tensor<3xui32>) -> tensor<3xf64>
+func.func @unsigned(%u: tensor<3xui32>) -> tensor<3xf64> {
+  %0 = stablehlo.convert %u : (tensor<3xui32>) -> tensor<3xf64>
+  return %0 : tensor<3xf64>
+}
