@@ -87,6 +87,8 @@ class Target:
     cpu: str = "host"
     """LLVM CPU name for `cpu` (`host` tunes for this machine; a generic CPU ran 4x slower)."""
     cpu_features: str = ""
+    """LLVM features (`+avx2,+fma`): on `host`, added to the architecture's baseline CPU
+    (x86-64, or generic), as LLVM knows no CPU named host once features are given."""
     vulkan_target: str = ""
     """An IREE Vulkan target such as `rdna3` or `valhall`; empty picks IREE's portable default."""
     cuda_arch: str = "sm_80"
@@ -157,8 +159,11 @@ class Target:
 
     def _device_flags(self) -> tuple[str, ...]:
         if self.name == "cpu":
+            cpu = self.cpu
+            if cpu == "host" and self.cpu_features:
+                cpu = "x86-64" if platform.machine().lower() in ("x86_64", "amd64") else "generic"
             flags = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
-                     f"--iree-llvmcpu-target-cpu={self.cpu}", "--iree-input-demote-f64-to-f32=false",
+                     f"--iree-llvmcpu-target-cpu={cpu}", "--iree-input-demote-f64-to-f32=false",
                      "--iree-opt-const-eval=false",
                      f"--iree-stream-resource-min-offset-alignment={HOST_BUFFER_ALIGNMENT}", FENCED_CALLS]
             if platform.machine().lower() in ("x86_64", "amd64"):

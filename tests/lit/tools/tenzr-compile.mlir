@@ -18,6 +18,9 @@
 // RUN: not tenzr-run %t.vmfb --function=f --input="[99999999999999999999, 0, 0]" 2>&1 | filecheck %s --check-prefix=OBJECT
 // RUN: not tenzr-run %t.vmfb --function= 2>&1 | filecheck %s --check-prefix=EMPTYNAME
 // RUN: not tenzr-run %t.vmfb --function=f --input="[1, 2, 3]" --output-dir=%s 2>&1 | filecheck %s --check-prefix=OUTDIR
+// CPU features alone are added to the host architecture's baseline CPU.
+// RUN: tenzr-compile %s --cpu-features=+sse4.2 -o %t.features.vmfb
+// RUN: tenzr-run %t.features.vmfb --function=f --input="[1, 2, 3]" | filecheck %s --check-prefix=FEATURES
 // What IREE would crash on, or never finish compiling, is refused where it is.
 // RUN: not tenzr-compile %inputs/recursion.mlir -o %t.rec 2>&1 | filecheck %s --check-prefix=RECURSION
 // RUN: not tenzr-compile %inputs/unknown-op.mlir --emit=stablehlo 2>&1 | filecheck %s --check-prefix=UNKNOWN
@@ -50,6 +53,8 @@
 // OBJECT: error: input '[99999999999999999999, 0, 0]' has dtype object, which no tensor element type holds
 // EMPTYNAME: error: --function needs the name of a function
 // OUTDIR: error: cannot write the results to '{{.*}}tenzr-compile.mlir': File exists
+// FEATURES: result[0]: float32[] =
+// FEATURES-NEXT: {{^}}14.{{$}}
 // RECURSION: recursion.mlir:6:8: error: recursion (@f -> @g -> @f): IREE cannot compile a function that calls itself
 // UNKNOWN: unknown-op.mlir:2:8: error: unknown op 'foo.bar': no dialect IREE compiles has it
 // NAN: result[1]: float32[3] =
