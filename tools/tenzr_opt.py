@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import re
 import sys
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -111,11 +112,23 @@ def _missing(flag: str) -> str:
 
 
 def _load_plugin(path: str) -> None:
+    if not Path(path).exists():
+        raise UsageError(f"cannot load plugin '{path}': no such file")
     spec = importlib.util.spec_from_file_location(Path(path).stem, path)
     if spec is None or spec.loader is None or not Path(path).is_file():
         raise UsageError(f"cannot load plugin '{path}': not a Python file")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except TenzrError:
+        raise
+    except Exception as e:  # (the plugin's own bug, reported as such: not tenzr-opt's)
+        if isinstance(e, SyntaxError):
+            where = f"{path}:{e.lineno}:{e.offset}: "
+        else:
+            where = next((f"{path}:{frame.lineno}: " for frame in reversed(traceback.extract_tb(e.__traceback__))
+                          if Path(frame.filename).resolve() == Path(path).resolve()), "")
+        raise TenzrError(f"{where}plugin '{path}' failed: {type(e).__name__}: {e}") from None
 
 
 def pass_flags(flags: list[str]) -> Options:

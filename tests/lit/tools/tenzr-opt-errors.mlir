@@ -50,6 +50,12 @@
 // RUN: not tenzr-opt %inputs/deep-nesting.mlir 2>&1 | filecheck %s --check-prefix=DEEP
 // DEEP: deep-nesting.mlir:{{[0-9]+}}:{{[0-9]+}}: error: the input nests brackets more than 256 deep
 
+// A plugin's own failure is reported as the plugin's, at its line; a missing one as missing.
+// RUN: not tenzr-opt %s --load=%inputs/failing-plugin.py 2>&1 | filecheck %s --check-prefix=PLUGIN
+// PLUGIN: error: {{.*}}failing-plugin.py:2: plugin '{{.*}}failing-plugin.py' failed: ValueError: boom
+// RUN: not tenzr-opt %s --load=%inputs/no-such-plugin.py 2>&1 | filecheck %s --check-prefix=NOPLUGIN
+// NOPLUGIN: error: cannot load plugin '{{.*}}no-such-plugin.py': no such file
+
 // RUN: not tenzr-opt %s --tenzr-grad="func=nope" 2>&1 | filecheck %s --check-prefix=FUNC
 // FUNC: error: tenzr-grad: no function named '@nope' (functions: @f)
 
