@@ -331,6 +331,11 @@ def _rem(op: Op, ct: Value) -> Cotangents:
     return ct, sh.negate(sh.multiply(ct, sh.multiply(sh.sign(quotient), sh.floor(sh.abs_(quotient)))))
 
 
+@vjp(sh.square, adjoint="x̄ = ȳ·2x (CHLO's square: JAX's jnp.square, var and std export it)")
+def _square(op: Op, ct: Value) -> Cotangents:
+    return (sh.multiply(ct, sh.multiply(_scalar(2, ct), op.operands[0])),)
+
+
 @vjp(sh.cbrt, adjoint="x̄ = ȳ/(3·out²)")
 def _cbrt(op: Op, ct: Value) -> Cotangents:
     return (sh.divide(ct, sh.multiply(_scalar(3, ct), sh.multiply(op.out, op.out))),)

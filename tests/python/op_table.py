@@ -619,6 +619,7 @@ def stablehlo_rows() -> list[Row]:
         Row("sh.tan", lambda a: sh.tan(a[0]), [randn("tan", 2, 3) * 0.5]),
         Row("sh.atan2", lambda a: sh.atan2(a[0], a[1]), [randn("at2y", 2, 3), randn("at2x", 2, 3)]),
         Row("sh.remainder", lambda a: sh.remainder(a[0], a[1]), [randn("remx", 2, 3) * 4, randn("remy", 2, 3)]),
+        Row("chlo.square", lambda a: sh.square(a[0]), [randn("sqr", 2, 3)]),
         Row("sh.cbrt", lambda a: sh.cbrt(a[0]), [positive("cbrt", 2, 3)]),
     ]
     # CHLO, as JAX exports it: inside each op's domain.

@@ -73,6 +73,8 @@ CASES = {
     "avg_pool": (lambda x: jnp.tanh(lax.reduce_window(
         x, 0.0, lax.add, (1, 1, 3, 3), (1, 1, 1, 1), "SAME") / 9).sum(), [r(1, 2, 4, 4)]),
     "cumsum": (lambda x: (jnp.cumsum(x, axis=1) ** 2).sum(), [r(3, 4)]),
+    "var_std_square_fmod": (lambda x: jnp.var(x, axis=0).sum() + jnp.std(x) + (jnp.square(x) * jnp.fmod(x * 5, 2.0))
+                            .sum(), [r(3, 4)]),
     "cumsum_reverse": (lambda x: (lax.cumsum(x, axis=0, reverse=True) ** 3).sum(), [r(4, 3)]),
     "cumprod_with_zeros": (lambda x: jnp.cumprod(x * (jnp.arange(12).reshape(4, 3) % 5 != 2), axis=0).sum(),
                            [r(4, 3)]),
