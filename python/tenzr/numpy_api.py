@@ -1109,6 +1109,8 @@ def _in_range_or(indices: Any, n: int) -> Any:
     """Index array `indices` for a dimension of size n, with negative entries counted from
     the end and entries still out of range set to n."""
     if isinstance(indices, Array):
+        if indices.spec.dtype == "i1":
+            return indices  # (a traced mask: getitem refuses it)
         idx = astype(indices, np.int64)
         idx = where(idx < 0, idx + n, idx)
         return where((idx >= 0) & (idx < n), idx, n)

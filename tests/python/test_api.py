@@ -697,6 +697,8 @@ def test_index_arrays_out_of_range_clamp_reads_and_drop_writes_as_jax():
                                   [[0, 2], [2, 4], [4, 6]])
     rows, columns = np.array([1, 7, -9], np.int32), np.array([5, 0, 1], np.int32)
     np.testing.assert_array_equal(tz.jit(lambda m, r, c: m[r, c])(a, rows, columns), [a[1, 1], a[2, 0], a[0, 1]])
+    with pytest.raises(tz.TenzrError, match="boolean mask indexing"):  # (a traced mask is still refused)
+        tz.jit(lambda v: v.at[v > 0].set(0.0))(x)
 
 
 def test_trace_gives_tenzr_module_text():
