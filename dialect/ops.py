@@ -189,7 +189,7 @@ def _complex_rule(op: Op) -> TensorSpec:
 complex_ = OpDef("complex", "x + i·y from real parts x and y, broadcast.", ("x", "y"), _complex_rule,
                  elementwise=True)
 atan2 = _binary("atan2", "atan2(y, x): the angle of the point (x, y), broadcast.", kind="float", transcendental=True)
-rem = _binary("rem", "x - trunc(x/y)·y, exactly: the remainder with x's sign (C's fmod), broadcast.", kind="real")
+rem = _binary("rem", "x - trunc(x/y)·y: the remainder with x's sign (C's fmod), broadcast.", kind="real")
 maximum = _binary("maximum", "Elementwise maximum, broadcast.", kind="real")
 minimum = _binary("minimum", "Elementwise minimum, broadcast.", kind="real")
 nextafter = OpDef("nextafter", "The next float after x in the direction of y, broadcast (C's nextafter).",

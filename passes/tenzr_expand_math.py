@@ -156,7 +156,8 @@ def atan2(y: Value, x: Value) -> Value:
 
 def fmod(x: Value, y: Value) -> Value:
     """x - trunc(x/y)·y with x's sign: the quotient truncated, then one step of |y| where its
-    rounding left the remainder outside [0, |y|) (x's sign); fmod(x, ±inf) = x."""
+    rounding left the remainder outside [0, |y|) (x's sign); fmod(x, ±inf) = x. Exact while
+    |x/y| < 2^53; beyond, the quotient itself is rounded (1e20 % 3.0 gives 4,093, not 1)."""
     zero = sh.zeros(sh.spec(x))
     quotient = sh.divide(x, y)
     r = sh.subtract(x, sh.multiply(sh.multiply(sh.sign(quotient), sh.floor(sh.abs_(quotient))), y))

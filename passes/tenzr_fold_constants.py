@@ -23,7 +23,7 @@ import numpy as np
 
 from tenzr.dialect.context import ops_named, replace_op
 from tenzr.dialect.ir_imports import Value, ir
-from tenzr.dialect.types import numpy_dtype
+from tenzr.dialect.types import numpy_dtype, spec_of_type
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import Pass, register
 from tenzr.passes.views import decode_attribute, splat_value
@@ -77,6 +77,8 @@ def _fold(op: ir.Operation) -> Callable[..., np.ndarray] | None:
 
 def fold_constants(module: ir.Operation) -> None:
     for op in ops_named(module, {*_FOLDS, *_FLOAT_FOLDS, sh.compare.op_name}):
+        if any(spec_of_type(v.type) is None for v in (*op.operands, *op.results)):
+            continue  # (unsigned integers: left to IREE)
         result = sh.spec(op.results[0])
         fold = _fold(op)
         if fold is None or result.dtype not in _DTYPES:

@@ -70,15 +70,21 @@ _NAMED = {"nan": float("nan"), "inf": float("inf"), "true": True, "false": False
 
 
 def _literal(node: ast.expr) -> Any:
-    """A number, bool, nan, inf, or a nested list or tuple of them (Python's syntax)."""
+    """A number (complex too: `1+2j`), bool, nan, inf, or a nested list or tuple of them
+    (Python's syntax)."""
     if isinstance(node, (ast.List, ast.Tuple)):
         return [_literal(e) for e in node.elts]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        left, right = _literal(node.left), _literal(node.right)
+        if not all(isinstance(v, (int, float, complex)) and not isinstance(v, bool) for v in (left, right)):
+            raise ValueError(f"{ast.unparse(node)} is not a number")
+        return left + right if isinstance(node.op, ast.Add) else left - right
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         value = _literal(node.operand)
         if isinstance(value, list) or isinstance(value, bool):
             raise ValueError("a sign before something other than a number")
         return -value if isinstance(node.op, ast.USub) else value
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool)):
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, complex, bool)):
         return node.value
     if isinstance(node, ast.Name) and node.id in _NAMED:
         return _NAMED[node.id]
@@ -86,7 +92,9 @@ def _literal(node: ast.expr) -> Any:
 
 
 def _checked(text: str, array: np.ndarray) -> np.ndarray:
-    if element_type_of_array(array) is None:
+    """`array`, if a tensor can hold it (unsigned integers too: IREE takes them, and JAX's
+    exports declare them)."""
+    if element_type_of_array(array) is None and array.dtype.kind != "u":
         raise TenzrError(f"input '{text}' has dtype {array.dtype}, which no tensor element type holds "
                          f"(use one of {' '.join(ELEMENT_TYPES)})")
     return array

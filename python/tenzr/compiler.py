@@ -12,6 +12,7 @@ import subprocess
 
 from iree.compiler.tools.core import find_tool
 
+from tenzr.dialect.context import functions
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
 from tenzr.passes.registry import parse_pipeline, run_pipeline
@@ -45,27 +46,20 @@ def lower_to_stablehlo(module: ir.Operation, target: Target | None = None) -> No
 def check_compilable(module: ir.Operation) -> None:
     """Refuses, at their locations, what IREE would crash on or never finish compiling: an
     op of no dialect it knows ("foo.bar", kept by tenzr-opt as mlir-opt keeps it with
-    --allow-unregistered-dialect), and recursion (calls that reach their own function)."""
-    callees: dict[str, list[tuple[str, ir.Location]]] = {}
+    --allow-unregistered-dialect), and recursion among the module's own functions (calls
+    that reach their own function)."""
     unknown: list[ir.Operation] = []
     context = module.context
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         if not context.is_registered_operation(op.name):
             unknown.append(op)
-        elif op.name == "func.func":
-            callees[ir.StringAttr(op.attributes["sym_name"]).value] = []
-        elif op.name == "func.call":
-            caller = op.parent
-            while caller.name != "func.func":
-                caller = caller.parent
-            callees[ir.StringAttr(caller.attributes["sym_name"]).value].append(
-                (ir.FlatSymbolRefAttr(op.attributes["callee"]).value, op.location))
         return ir.WalkResult.ADVANCE
 
-    module.walk(visit, ir.WalkOrder.PRE_ORDER)
+    module.walk(visit)
     if unknown:  # (raised outside the walk, whose callback cannot raise)
         raise TenzrError(f"unknown op '{unknown[0].name}': no dialect IREE compiles has it", unknown[0].location)
+    callees = {name: _calls(func) for name, func in functions(module).items()}
     done: set[str] = set()
 
     def reach(name: str, path: list[str]) -> None:
@@ -77,8 +71,21 @@ def check_compilable(module: ir.Operation) -> None:
                 reach(callee, [*path, callee])
         done.add(name)
 
-    for name in list(callees):
+    for name in callees:
         reach(name, [name])
+
+
+def _calls(func: ir.Operation) -> list[tuple[str, ir.Location]]:
+    """(callee, location) of every func.call in `func`."""
+    found: list[tuple[str, ir.Location]] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "func.call":
+            found.append((ir.FlatSymbolRefAttr(op.attributes["callee"]).value, op.location))
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit)
+    return found
 
 
 _UNSUPPORTED_ON_PORTABLE_VULKAN = re.compile(r"[x<]f64>")

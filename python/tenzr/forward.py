@@ -170,7 +170,7 @@ def linearize(fun: Callable, *primals: Any, has_aux: bool = False, target: str |
 
     @api_boundary
     def f_jvp(*tangents: Any) -> Any:
-        if retraced is None:
+        if retraced is None or traced_leaves(flatten(tangents)[0]):  # (inside jit or vmap: traced there)
             return pushforward(primals, tangents)[1]
         given, given_tree = flatten(tangents)
         if given_tree != tree:

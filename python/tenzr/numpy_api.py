@@ -348,7 +348,8 @@ def fmod(x1: ArrayLike, x2: ArrayLike) -> Array:
 
 
 def _float_divmod(x: Array, y: Array) -> tuple[Array, Array]:
-    """(x // y, x % y) for floats, from x's exact remainder (`tenzr.rem`), as JAX computes them:
+    """(x // y, x % y) for floats, from x's remainder (`tenzr.rem`: exact in float32; in float64
+    while |x/y| < 2^53, see tenzr-expand-math), as JAX computes them:
     x - floor(x/y)·y loses the remainder when x/y is large (1e9 % 7.0 in float32 gave 48).
     x // 0 is x / 0, as NumPy's."""
     r = emit(T.rem, x, y)
@@ -1085,22 +1086,23 @@ class IndexUpdate:
             isinstance(self._index, Array)
         entries = _index_entries(self._index, x.ndim)
         if any(_is_index_array(e) and np.asarray(e).dtype == np.bool_ for e in entries if not isinstance(e, Array)):
-            padded, widened = np.arange(x.size, dtype=np.int32).reshape(x.shape), entries  # (NumPy's masks)
+            padded, widened = np.arange(x.size, dtype=np.int32).reshape(x.shape), self._index  # (NumPy's masks)
         else:
             dims = [e for e in entries if e is not None]
             extra = [(0, 1) if _is_index_array(e) else (0, 0) for e in dims]
             padded = np.pad(np.arange(x.size, dtype=np.int32).reshape(x.shape), extra, constant_values=x.size)
-            widened, dim = [], 0
+            kept, dim = [], 0
             for e in entries:
                 if e is not None:
-                    widened.append(_in_range_or(e, x.shape[dim]) if _is_index_array(e) else e)
+                    kept.append(_in_range_or(e, x.shape[dim]) if _is_index_array(e) else e)
                     dim += 1
                 else:
-                    widened.append(e)
+                    kept.append(e)
+            widened = tuple(kept)
         if traced:
-            return getitem(constant(padded), tuple(widened))
+            return getitem(constant(padded), widened)
         try:
-            return constant(np.asarray(padded[tuple(widened)]))
+            return constant(np.asarray(padded[widened]))
         except IndexError as e:
             raise TenzrError(f"x.at[...]: {e}", user_location()) from None
 
@@ -1109,12 +1111,15 @@ def _in_range_or(indices: Any, n: int) -> Any:
     """Index array `indices` for a dimension of size n, with negative entries counted from
     the end and entries still out of range set to n."""
     if isinstance(indices, Array):
-        if indices.spec.dtype == "i1":
-            return indices  # (a traced mask: getitem refuses it)
+        if indices.spec.dtype not in ("i32", "i64"):
+            return indices  # (a traced mask, or floats: getitem refuses them)
         idx = astype(indices, np.int64)
         idx = where(idx < 0, idx + n, idx)
         return where((idx >= 0) & (idx < n), idx, n)
-    given = np.asarray(indices).astype(np.int64)
+    given = np.asarray(indices)
+    if given.dtype.kind not in "iu":
+        return indices  # (getitem refuses floats)
+    given = given.astype(np.int64)
     given = np.where(given < 0, given + n, given)
     return np.where((given >= 0) & (given < n), given, n)
 

@@ -78,9 +78,10 @@ def positional(fn: Callable, args: tuple, kwargs: dict[str, Any]) -> tuple:
         bound = inspect.signature(fn).bind(*args, **kwargs)
     except (TypeError, ValueError) as e:
         raise TenzrError(f"'{function_name(fn)}' called with keyword arguments it does not take: {e}") from None
+    given = bound.kwargs
     bound.apply_defaults()
-    if bound.kwargs:
-        raise TenzrError(f"'{function_name(fn)}': keyword arguments {sorted(bound.kwargs)} could not be given "
+    if given:
+        raise TenzrError(f"'{function_name(fn)}': keyword arguments {sorted(given)} could not be given "
                          "positions (keyword-only arguments or **kwargs)")
     return bound.args
 
@@ -824,6 +825,9 @@ class _Pullback(Traceable):
         ct_leaves = [asarray(ct) for ct in ct_leaves]
         self._check(ct_tree, [ct.shape for ct in ct_leaves])
         wrt = [i for i, leaf in enumerate(leaves) if leaf.spec.is_inexact]
+        if not wrt:  # (no input has a cotangent but zeros: JAX's are float0)
+            zeros = [asarray(np.zeros(leaf.shape, numpy_dtype(leaf.spec.dtype))) for leaf in leaves]
+            return tuple(unflatten(flatten(primals)[1], zeros))
         traced = trace_into(trace, self.fn, tuple(primals), function_name(self.fn))
         cts = [ct.astype(numpy_dtype(want.dtype)) for ct, want in zip(ct_leaves, traced.result_specs, strict=True)]
         with phase("tenzr-grad"):
@@ -924,6 +928,15 @@ class custom_vjp(Traceable):  # JAX's name
     def with_keywords(self, args: tuple, kwargs: dict[str, Any]) -> tuple[Traceable, tuple]:
         return self, positional(self.fn, args, kwargs)  # (fwd and bwd take every argument by position)
 
+    @api_boundary
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        args = positional(self.fn, args, kwargs)
+        if self.nondiff_argnums and not traced_call(args):  # (those stay Python values: functions, sizes)
+            held = sorted({i % len(args) for i in self.nondiff_argnums if -len(args) <= i < len(args)})
+            rest_fn, rest, _ = hold(self.trace_call, args, held)
+            return run_retraced(rest_fn, rest, self.target)[0]
+        return super().__call__(*args)
+
     def trace_call(self, *args: Any) -> Any:
         fname = function_name(self.fn)
         if self.fwd is None or self.bwd is None:
@@ -991,6 +1004,7 @@ class custom_vjp(Traceable):  # JAX's name
             raise TenzrError(f"custom_vjp of '{function_name(self.fn)}': nondiff_argnums {self.nondiff_argnums} "
                              f"for a call with {count} arguments")
         fixed = {i: args[i] for i in positions}
+        given = [args[i % count] for i in self.nondiff_argnums]  # (bwd takes them in the order named, as JAX's)
         fn, fwd, bwd = self.fn, self.fwd, self.bwd
         assert fwd is not None and bwd is not None
 
@@ -1000,7 +1014,7 @@ class custom_vjp(Traceable):  # JAX's name
 
         rest = tuple(a for i, a in enumerate(args) if i not in fixed)
         return (functools.wraps(fn)(lambda *r: fn(*merged(r))), lambda *r: fwd(*merged(r)),
-                lambda residuals, ct: bwd(*fixed.values(), residuals, ct), rest)
+                lambda residuals, ct: bwd(*given, residuals, ct), rest)
 
 
 _RULES_IN_BACKWARD: set[tuple] = set()

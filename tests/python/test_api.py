@@ -153,6 +153,9 @@ def test_vjp_of_integer_input_gives_zeros():
     gx, gn = pullback(np.ones(2))
     np.testing.assert_allclose(gx, [2.0, 3.0])
     assert gn.dtype == np.int32 and not gn.any()
+    out, pullback = tz.vjp(lambda n: n * 2, np.array([2, 3], np.int32))  # (no float input at all)
+    (gn,) = pullback(np.ones(2, np.int32))
+    assert gn.dtype == np.int32 and not gn.any()
 
 
 def test_transformations_compose():
@@ -699,6 +702,7 @@ def test_index_arrays_out_of_range_clamp_reads_and_drop_writes_as_jax():
     np.testing.assert_array_equal(tz.jit(lambda m, r, c: m[r, c])(a, rows, columns), [a[1, 1], a[2, 0], a[0, 1]])
     with pytest.raises(tz.TenzrError, match="boolean mask indexing"):  # (a traced mask is still refused)
         tz.jit(lambda v: v.at[v > 0].set(0.0))(x)
+    np.testing.assert_array_equal(tz.jit(lambda m: m.at[a > 2].set(-1.0))(a), np.where(a > 2, -1.0, a))  # 2-d mask
 
 
 def test_trace_gives_tenzr_module_text():
@@ -840,6 +844,8 @@ def test_vjp_and_linearize_see_the_function_as_it_was_when_called():
         np.testing.assert_allclose(pushforward(np.ones(2)), np.cos(x) * s, rtol=1e-12)
     with pytest.raises(tz.TenzrError, match=r"linearize: a tangent of shape \(3,\)"):
         pushforwards[0](np.ones(3))
+    np.testing.assert_allclose(tz.vmap(pushforwards[1])(np.eye(2)), np.diag(np.cos(x) * 10.0), rtol=1e-12)
+    np.testing.assert_allclose(tz.jit(pullbacks[1])(np.ones(2))[0], np.cos(x) * 10.0, rtol=1e-12)
 
 
 def test_a_reused_program_returns_each_calls_own_output_structure():

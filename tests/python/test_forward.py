@@ -545,7 +545,10 @@ def test_keyword_arguments_pass_through_every_transformation_as_in_jax():
             return np_.exp(a) * scale
 
         by_jvp.defjvps(lambda t, ans, a, scale: t * ans, None)
-        kept = lib.checkpoint(lambda a, b=None: (np_.sin(a) * b).sum())
+        def kept_fn(a, b=None, *, unused=0.0):
+            return (np_.sin(a) * b).sum() + unused
+
+        kept = lib.checkpoint(kept_fn)
         return lambda a, b: (by_vjp(a, b=b) * by_jvp(a, scale=3.0)).sum() + kept(a, b=b)
 
     _close(tz.grad(rules(tz, tz), argnums=(0, 1))(x, y), jax.grad(rules(jnp, jax), argnums=(0, 1))(x, y))
@@ -573,3 +576,14 @@ def test_custom_vjp_with_nondiff_argnums_as_in_jax():
     x = r(4)
     _close(tz.grad(make(tz, tz))(x), jax.grad(make(jnp, jax))(x))
     _close(tz.jit(tz.grad(make(tz, tz)))(x), jax.grad(make(jnp, jax))(x))
+    _close(make(tz, tz)(x), make(jnp, jax)(x))  # (called outside any trace: the function stays a function)
+
+    def ordered(lib):
+        @functools.partial(lib.custom_vjp, nondiff_argnums=(2, 0))
+        def scaled(k, a, m):
+            return a * k * m
+
+        scaled.defvjp(lambda k, a, m: (a * k * m, None), lambda m, k, _, g: (g * k * m * 2,))  # (bwd: 2x on purpose)
+        return lambda a: scaled(3.0, a, 5.0).sum()
+
+    _close(tz.grad(ordered(tz))(x), jax.grad(ordered(jax))(x))
