@@ -143,7 +143,8 @@ def _atan_of_nonnegative(t: Value) -> Value:
 
 
 def atan2(y: Value, x: Value) -> Value:
-    """The angle of (x, y) in (-pi, pi], as C's atan2 (without its signed zeros)."""
+    """The angle of (x, y) in (-pi, pi], as C's atan2 (tz.arctan2 adds the signed zeros
+    and infinities beside x <= 0)."""
     zero = sh.zeros(sh.spec(x))
     magnitude = _atan_of_nonnegative(sh.abs_(sh.divide(y, x)))
     y_negative = sh.compare(y, zero, "LT")
@@ -151,7 +152,10 @@ def atan2(y: Value, x: Value) -> Value:
     angle = sh.select(y_negative, sh.negate(angle), angle)
     on_axis = sh.select(sh.compare(y, zero, "EQ"), zero,
                         sh.select(y_negative, _c(-np.pi / 2, x), _c(np.pi / 2, x)))
-    return sh.select(sh.compare(x, zero, "EQ"), on_axis, angle)
+    angle = sh.select(sh.compare(x, zero, "EQ"), on_axis, angle)
+    # y = ±0 beside x > 0 is y itself (C's signed zero), and NaN stays NaN
+    angle = sh.select(sh.and_(sh.compare(y, zero, "EQ"), sh.compare(x, zero, "GT")), y, angle)
+    return sh.select(sh.compare(y, y, "NE"), y, angle)
 
 
 def fmod(x: Value, y: Value) -> Value:

@@ -212,9 +212,9 @@ def arctan2(y: ArrayLike, x: ArrayLike) -> Array:
     angle = emit(T.atan2, y, x)
     below = signbit(y)
     angle = where(logical_and(below, angle > 3.0), angle - 2 * np.pi, angle)  # (-0 or y < 0 beside -inf)
-    pi = where(below, -np.pi, np.pi).astype(y.dtype)
+    pi = where(below, np.asarray(-np.pi, y.dtype), np.asarray(np.pi, y.dtype))
     angle = where(logical_and(y == 0, x == 0), where(signbit(x), pi, y), angle)
-    corner = where(x < 0, 0.75, 0.25).astype(y.dtype) * pi
+    corner = where(x < 0, np.asarray(0.75, y.dtype), np.asarray(0.25, y.dtype)) * pi
     return where(logical_and(isinf(y), isinf(x)), corner, angle)
 
 

@@ -448,20 +448,21 @@ def test_float32_sine_and_tangent_keep_their_relative_precision_below_zero():
         np.testing.assert_allclose(g, f(x.astype(np.float64)), rtol=3e-7)
 
 
-def test_special_values_of_binary_functions_are_cs():
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_special_values_of_binary_functions_are_cs(dtype):
     """Signed zeros, infinities and NaNs as C's (and NumPy's and JAX's), where IREE's atan2
     gave NaN or +π and its power NaN."""
     inf, nan = np.inf, np.nan
-    y = np.array([0, -0.0, 0, -0.0, -0.0, -1, inf, -inf, inf, -inf, 1, 2], np.float32)
-    x = np.array([0, 0, -0.0, -0.0, -1, -inf, inf, inf, -inf, -inf, nan, 3], np.float32)
-    base = np.array([inf, nan, 1, -inf, 0, -inf, -0.0, -0.0, -0.0, -1, -2, 0.5, 1], np.float32)
-    exponent = np.array([0, 0, inf, 2.5, nan, -2.5, -1, 3, 2.5, inf, 3, -2, nan], np.float32)
+    y = np.array([0, -0.0, 0, -0.0, -0.0, -1, inf, -inf, inf, -inf, 1, 2, nan, -0.0], dtype)
+    x = np.array([0, 0, -0.0, -0.0, -1, -inf, inf, inf, -inf, -inf, nan, 3, 0, 2], dtype)
+    base = np.array([inf, nan, 1, -inf, 0, -inf, -0.0, -0.0, -0.0, -1, -2, 0.5, 1, 2], dtype)
+    exponent = np.array([0, 0, inf, 2.5, nan, -2.5, -1, 3, 2.5, inf, 3, -2, nan, 0.5], dtype)
     got = tz.jit(lambda y, x, b, e: (tz.arctan2(y, x), tz.power(b, e), tz.logaddexp(y, x), tz.hypot(y, x)))(
         y, x, base, exponent)
     with np.errstate(all="ignore"):
         want = (np.arctan2(y, x), np.power(base, exponent), np.logaddexp(y, x), np.hypot(y, x))
     for g, w in zip(got, want, strict=True):
-        np.testing.assert_allclose(g, w, rtol=1e-6)
+        np.testing.assert_allclose(g, w, rtol=1e-6 if dtype == np.float32 else 1e-14)
         assert np.array_equal(np.signbit(g), np.signbit(w))
 
 
