@@ -494,7 +494,7 @@ def top_k(operand: Any, k: int) -> tuple[Array, Array]:
     if not 0 <= k <= x.shape[-1]:
         raise TenzrError(f"top_k: k={k} is outside [0, {x.shape[-1]}]", user_location())
     order = tnp.argsort(-x if x.is_float else ~x, axis=-1)[..., :k]
-    return tnp.take_along_axis(x, order, -1), order
+    return tnp.take_along_axis(x, order, -1, mode="promise_in_bounds"), order
 
 
 def sort_key_val(keys: Any, values: Any, dimension: int = -1) -> tuple[Array, Array]:
@@ -623,9 +623,9 @@ def sort(operand: Any, dimension: int = -1, is_stable: bool = True, num_keys: in
         raise TenzrError(f"sort: num_keys={num_keys} with {len(xs)} operands", user_location())
     order = tnp.argsort(xs[num_keys - 1], axis=dimension)
     for key in reversed(xs[:num_keys - 1]):  # stable sorts, the last key first
-        order = tnp.take_along_axis(order, tnp.argsort(tnp.take_along_axis(key, order, dimension), axis=dimension),
-                                    dimension)
-    return tuple(tnp.take_along_axis(x, order, dimension) for x in xs)
+        keys = tnp.take_along_axis(key, order, dimension, mode="promise_in_bounds")
+        order = tnp.take_along_axis(order, tnp.argsort(keys, axis=dimension), dimension, mode="promise_in_bounds")
+    return tuple(tnp.take_along_axis(x, order, dimension, mode="promise_in_bounds") for x in xs)
 
 
 def approx_max_k(operand: Any, k: int, reduction_dimension: int = -1, recall_target: float = 0.95,

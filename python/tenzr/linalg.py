@@ -149,9 +149,10 @@ def _lu(a: Array) -> _LU:
         column = dynamic_index_in_dim(a, k, -1, False)
         pivot_row = tnp.argmax(tnp.where(rows >= k, tnp.abs(column), -1.0), axis=-1).astype(np.int32)[..., None]
         swap = tnp.where(rows == k, pivot_row, tnp.where(rows == pivot_row, k, rows))
-        a = tnp.take_along_axis(a, tnp.broadcast_to(swap[..., None], a.shape), axis=-2)
-        lower = tnp.take_along_axis(lower, tnp.broadcast_to(swap[..., None], a.shape), axis=-2)
-        permutation = tnp.take_along_axis(permutation, swap, axis=-1)
+        rows_swapped = tnp.broadcast_to(swap[..., None], a.shape)
+        a = tnp.take_along_axis(a, rows_swapped, axis=-2, mode="promise_in_bounds")
+        lower = tnp.take_along_axis(lower, rows_swapped, axis=-2, mode="promise_in_bounds")
+        permutation = tnp.take_along_axis(permutation, swap, axis=-1, mode="promise_in_bounds")
         parity = parity * tnp.where(pivot_row[..., 0] == k, 1.0, -1.0)
         column = dynamic_index_in_dim(a, k, -1, False)
         pivot = dynamic_index_in_dim(column, k, -1)
@@ -195,7 +196,8 @@ def solve(a: ArrayLike, b: ArrayLike) -> Array:
     lower, b2 = _batched(lu.lower, b[:, None] if vector else b)
     upper, _ = _batched(lu.upper, b2)
     permutation = tnp.broadcast_to(lu.permutation, b2.shape[:-1])
-    permuted = tnp.take_along_axis(b2, tnp.broadcast_to(permutation[..., None], b2.shape), axis=-2)
+    rows = tnp.broadcast_to(permutation[..., None], b2.shape)
+    permuted = tnp.take_along_axis(b2, rows, axis=-2, mode="promise_in_bounds")
     x = _triangular(upper, _triangular(lower, permuted, True, True), False, False)
     return x[..., 0] if vector else x
 
@@ -406,7 +408,8 @@ def _jacobi(a: Array, one_sided: bool) -> tuple[Array, Array]:
 
 def _sorted_by(values: Array, vectors: Array, descending: bool) -> tuple[Array, Array]:
     order = tnp.argsort(-values if descending else values, axis=-1)
-    return tnp.take_along_axis(values, order, -1), tnp.take_along_axis(vectors, order[..., None, :], -1)
+    return (tnp.take_along_axis(values, order, -1, mode="promise_in_bounds"),
+            tnp.take_along_axis(vectors, order[..., None, :], -1, mode="promise_in_bounds"))
 
 
 def _eigh_of_symmetric(a: Array) -> tuple[Array, Array]:
@@ -531,7 +534,7 @@ def _complete(q: Array, basis: Array) -> Array:
         rest = rest - q @ (tnp.swapaxes(q, -1, -2) @ rest)
         lengths = tnp.sqrt(tnp.sum(rest * rest, -2))
         best = tnp.argmax(lengths, axis=-1)[..., None, None]
-        column = tnp.take_along_axis(rest, tnp.broadcast_to(best, (*rest.shape[:-1], 1)), -1)
+        column = tnp.take_along_axis(rest, tnp.broadcast_to(best, (*rest.shape[:-1], 1)), -1, mode="promise_in_bounds")
         q = tnp.concatenate([q, column / tnp.sqrt(tnp.sum(column * column, -2, keepdims=True))], -1)
     return q
 

@@ -79,8 +79,21 @@ sin = _unary(T.sin)
 cos = _unary(T.cos)
 log1p = _unary(T.log1p)
 expm1 = _unary(T.expm1)
-floor = _unary(T.floor)
-ceil = _unary(T.ceil)
+
+
+def _rounding(opdef):
+    """floor or ceil: integers and booleans are returned as they are (JAX's), floats rounded."""
+    def fn(x: ArrayLike) -> Array:
+        x = asarray(x)
+        return emit(opdef, x) if x.is_float or x.spec.is_complex else x
+
+    fn.__name__ = opdef.mnemonic
+    fn.__doc__ = f"Elementwise {opdef.summary}"
+    return fn
+
+
+floor = _rounding(T.floor)
+ceil = _rounding(T.ceil)
 tan = _unary(T.tan)
 negative = _unary(T.neg, to_float=False)
 abs = _unary(T.abs_, to_float=False)
@@ -192,12 +205,17 @@ def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     return emit(T.select, cond, a, b)
 
 
-def clip(x: ArrayLike, a_min: ArrayLike = None, a_max: ArrayLike = None) -> Array:
+def clip(x: ArrayLike, min: ArrayLike = None, max: ArrayLike = None, *, a_min: ArrayLike = None,  # noqa: A002 (JAX's names)
+         a_max: ArrayLike = None) -> Array:
+    """x limited to [min, max] (either may be None); `a_min` and `a_max` are NumPy's older
+    names for them."""
+    low = a_min if min is None else min
+    high = a_max if max is None else max
     out = asarray(x)
-    if a_min is not None:
-        out = maximum(out, a_min)
-    if a_max is not None:
-        out = minimum(out, a_max)
+    if low is not None:
+        out = maximum(out, low)
+    if high is not None:
+        out = minimum(out, high)
     return out
 
 
@@ -520,16 +538,140 @@ def flip(x: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
     return emit(T.reverse, x, dimensions=_axes(axis, x.ndim))
 
 
-def pad(x: ArrayLike, pad_width: Any, mode: str = "constant", constant_values: ArrayLike = 0) -> Array:
-    """Constant padding, as `np.pad(x, pad_width, constant_values=c)`."""
+def pad(x: ArrayLike, pad_width: Any, mode: str = "constant", *, constant_values: ArrayLike = 0,
+        stat_length: Any = None, end_values: Any = 0, reflect_type: str = "even") -> Array:
+    """NumPy's `np.pad`: `pad_width` as NumPy reads it (a number, a (before, after) pair, or
+    one pair per axis); modes "constant" (`constant_values`, a number or numbers per axis
+    side), "edge", "wrap", "reflect" and "symmetric" (`reflect_type` "even", or "odd" for
+    pads no wider than the axis), "maximum", "minimum", "mean" and "median" (over
+    `stat_length` elements at each end, all when None), "linear_ramp" (to `end_values`)
+    and "empty" (zeros, as JAX's). The axes are padded in turn, as NumPy's are."""
     x = asarray(x)
-    if mode != "constant":
-        raise TenzrError(f"pad: mode '{mode}' is not supported (only 'constant')", user_location())
-    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (x.ndim, 2))
-    (value,) = promote(x, constant_values)[1:]
-    if value.ndim:
-        value = reshape(value, ())
-    return emit(T.pad, x, value, low=widths[:, 0], high=widths[:, 1], interior=[0] * x.ndim)
+    widths = _per_axis_side("pad_width", pad_width, x.ndim, np.int64)
+    if (widths < 0).any():
+        raise TenzrError(f"pad: pad_width must not be negative, got {np.asarray(pad_width).tolist()}", user_location())
+    if mode in ("constant", "empty"):
+        values = np.zeros((x.ndim, 2)) if mode == "empty" else constant_values
+        if isinstance(values, Array) or np.ndim(values) == 0:
+            (value,) = promote(x, values)[1:]
+            value = reshape(value, ()) if value.ndim else value
+            return emit(T.pad, x, value, low=widths[:, 0], high=widths[:, 1], interior=[0] * x.ndim)
+        values = _per_axis_side("constant_values", values, x.ndim, np.float64)
+        for axis in range(x.ndim):
+            for side in (0, 1):
+                low, high = [0] * x.ndim, [0] * x.ndim
+                (low, high)[side][axis] = int(widths[axis, side])
+                value = astype(asarray(values[axis, side]), x.dtype)
+                x = emit(T.pad, x, value, low=low, high=high, interior=[0] * x.ndim)
+        return x
+    if mode not in _PAD_MODES:
+        raise TenzrError(f"pad: mode must be one of {', '.join(repr(m) for m in _PAD_MODES)}, got {mode!r}",
+                         user_location())
+    if reflect_type not in ("even", "odd"):
+        raise TenzrError(f"pad: reflect_type must be 'even' or 'odd', got {reflect_type!r}", user_location())
+    lengths = None if stat_length is None else _per_axis_side("stat_length", stat_length, x.ndim, np.int64)
+    ends = _per_axis_side("end_values", end_values, x.ndim, np.float64) if mode == "linear_ramp" else None
+    for axis in range(x.ndim):
+        before, after = (int(w) for w in widths[axis])
+        if before or after:
+            x = _pad_axis(x, axis, before, after, mode, reflect_type,
+                          None if lengths is None else lengths[axis], None if ends is None else ends[axis])
+    return x
+
+
+_PAD_MODES = ("constant", "edge", "wrap", "reflect", "symmetric", "maximum", "minimum", "mean", "median",
+              "linear_ramp", "empty")
+
+
+def _per_axis_side(what: str, given: Any, ndim: int, dtype: Any) -> np.ndarray:
+    """A pad argument as NumPy reads it, one (before, after) row per axis."""
+    try:
+        return np.broadcast_to(np.asarray(given, dtype=dtype), (ndim, 2))
+    except (ValueError, TypeError):
+        raise TenzrError(f"pad: {what} must be a number, a (before, after) pair or one pair per axis, got "
+                         f"{given!r}", user_location()) from None
+
+
+def _pad_axis(x: Array, axis: int, before: int, after: int, mode: str, reflect_type: str, stat_length: Any,
+              ends: Any) -> Array:
+    """x padded along one axis, by a mode other than constant."""
+    n = x.shape[axis]
+    if n == 0:
+        raise TenzrError(f"pad: cannot pad an empty axis in mode {mode!r}", user_location())
+    at = np.arange(-before, n + after)
+    if mode in ("edge", "wrap", "reflect", "symmetric"):
+        if mode == "edge" or n == 1:
+            source = np.clip(at, 0, n - 1)
+        elif mode == "wrap":
+            source = at % n
+        else:  # the axis reflected back and forth (without repeating its ends for "reflect")
+            period = 2 * (n - 1) if mode == "reflect" else 2 * n
+            folded = at % period
+            source = np.where(folded < n, folded, period - folded - (mode == "symmetric"))
+        out = take(x, source, axis=axis, mode="promise_in_bounds")
+        if reflect_type == "even" or mode in ("edge", "wrap"):
+            return out
+        if builtins.max(before, after) > n - (mode == "reflect"):
+            raise TenzrError(f"pad: reflect_type='odd' takes pads no wider than the axis ({n} here)", user_location())
+        side = (1,) * axis + (at.size,) + (1,) * (x.ndim - axis - 1)
+        first = take(x, np.array([0]), axis=axis, mode="promise_in_bounds")
+        last = take(x, np.array([n - 1]), axis=axis, mode="promise_in_bounds")
+        out = where(constant((at < 0).reshape(side)), 2 * first - out, out)
+        return where(constant((at >= n).reshape(side)), 2 * last - out, out)
+    if mode == "linear_ramp":
+        return _linear_ramp(x, axis, before, after, ends)
+    low, high = (n, n) if stat_length is None else (int(stat_length[0]), int(stat_length[1]))
+    if low <= 0 or high <= 0:
+        raise TenzrError(f"pad: stat_length must be positive in mode {mode!r}", user_location())
+    parts = []
+    if before:
+        parts.append(_pad_stat(take(x, np.arange(builtins.min(low, n)), axis=axis, mode="promise_in_bounds"),
+                               axis, before, mode))
+    parts.append(x)
+    if after:
+        parts.append(_pad_stat(take(x, np.arange(n - builtins.min(high, n), n), axis=axis, mode="promise_in_bounds"),
+                               axis, after, mode))
+    return concatenate(parts, axis)
+
+
+def _pad_stat(chunk: Array, axis: int, width: int, mode: str) -> Array:
+    """The maximum, minimum, mean or median of `chunk` along axis, repeated `width` times."""
+    if mode == "maximum":
+        value = max(chunk, axis, keepdims=True)
+    elif mode == "minimum":
+        value = min(chunk, axis, keepdims=True)
+    else:
+        ordered = sort(chunk, axis) if mode == "median" else chunk
+        m = chunk.shape[axis]
+        middle = take(ordered, np.array([(m - 1) // 2, m // 2]), axis=axis, mode="promise_in_bounds")
+        value = mean(middle if mode == "median" else ordered, axis, keepdims=True)
+        if not chunk.is_float and not chunk.spec.is_complex:  # (NumPy rounds an integer mean)
+            value = round(value)
+        value = astype(value, chunk.dtype)
+    shape = list(chunk.shape)
+    shape[axis] = width
+    return broadcast_to(value, tuple(shape))
+
+
+def _linear_ramp(x: Array, axis: int, before: int, after: int, ends: Any) -> Array:
+    """x with ramps along `axis` from end values to its first and last entries."""
+    n = x.shape[axis]
+    side = [1] * x.ndim
+    parts = []
+    work = x if x.is_float or x.spec.is_complex else astype(x, default_float())
+    if before:
+        side[axis] = before
+        first = take(work, np.array([0]), axis=axis, mode="promise_in_bounds")
+        steps = constant((np.arange(before) / before).reshape(side), work.spec.dtype)
+        parts.append(ends[0] + (first - ends[0]) * steps)
+    parts.append(work)
+    if after:
+        side[axis] = after
+        last = take(work, np.array([n - 1]), axis=axis, mode="promise_in_bounds")
+        steps = constant((np.arange(after - 1, -1, -1) / after).reshape(side), work.spec.dtype)
+        parts.append(ends[1] + (last - ends[1]) * steps)
+    out = concatenate(parts, axis)
+    return out if work is x else astype(out, x.dtype)
 
 
 def zeros_like(x: ArrayLike, dtype: Any = None) -> Array:
@@ -613,16 +755,30 @@ def _accumulated(x: ArrayLike, dtype: Any) -> Array:
     return astype(x, np.int32) if x.spec.dtype == "i1" else x
 
 
-def sum(x: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
-    return _reduce(T.reduce_sum, _accumulated(x, dtype), axis, keepdims)
+def sum(x: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False,
+        initial: Any = None, where: Any = None) -> Array:
+    """The sum over `axis` (None: all) of the elements `where` picks (a boolean array that
+    broadcasts against x; all when None), plus `initial`."""
+    _no_out("sum", out)
+    total = _reduce(T.reduce_sum, _masked(_accumulated(x, dtype), where, 0), axis, keepdims)
+    return total if initial is None else total + astype(asarray(initial), total.dtype)
 
 
-def prod(x: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
-    """The product over `axis` (None: all). The product of a tuple or list of numbers (a
-    shape, say) is NumPy's, a number known while tracing, so it can size a reshape."""
-    if isinstance(x, (tuple, list)) and all(isinstance(d, (int, float, np.number)) for d in x):
-        return np.prod(x, axis=axis, dtype=dtype, keepdims=keepdims)
-    return _reduce(T.reduce_prod, _accumulated(x, dtype), axis, keepdims)
+def prod(x: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False,
+         initial: Any = None, where: Any = None) -> Array:
+    """The product over `axis` (None: all), of the elements `where` picks, times `initial`.
+    The product of a tuple or list of numbers (a shape, say) is NumPy's, a number known
+    while tracing, so it can size a reshape."""
+    _no_out("prod", out)
+    if isinstance(x, (tuple, list)) and all(isinstance(d, (int, float, np.number)) for d in x) and where is None:
+        return np.prod(x, axis=axis, dtype=dtype, keepdims=keepdims, initial=1 if initial is None else initial)
+    total = _reduce(T.reduce_prod, _masked(_accumulated(x, dtype), where, 1), axis, keepdims)
+    return total if initial is None else total * astype(asarray(initial), total.dtype)
+
+
+def _masked(x: Array, mask: Any, fill: Any) -> Array:
+    """x where `mask` (a reduction's where=, broadcast against x) is true, `fill` elsewhere."""
+    return x if mask is None else where(astype(asarray(mask), np.bool_), x, astype(asarray(fill), x.dtype))
 
 
 def _lexicographic(opdef, x: Array, axis: Any, keepdims: bool) -> Array:
@@ -635,62 +791,113 @@ def _lexicographic(opdef, x: Array, axis: Any, keepdims: bool) -> Array:
     return out if keepdims else squeeze(out, _axes(axis, x.ndim) or None)
 
 
-def max(x: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
-    """The maximum over `axis` (None: all); complex numbers compare as NumPy's do (real part
-    first)."""
-    x = asarray(x)
-    if x.spec.is_complex:
-        return _lexicographic(T.reduce_max, x, axis, keepdims)
-    return _reduce(T.reduce_max, x, axis, keepdims)
+def max(x: ArrayLike, axis: Any = None, out: None = None, keepdims: bool = False, initial: Any = None,
+        where: Any = None) -> Array:
+    """The maximum over `axis` (None: all) of the elements `where` picks and `initial`;
+    complex numbers compare as NumPy's do (real part first)."""
+    return _extreme(T.reduce_max, x, axis, out, keepdims, initial, where)
 
 
-def min(x: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
-    """The minimum over `axis` (None: all); complex numbers as in `max`."""
+def min(x: ArrayLike, axis: Any = None, out: None = None, keepdims: bool = False, initial: Any = None,
+        where: Any = None) -> Array:
+    """The minimum over `axis` (None: all) of the elements `where` picks and `initial`;
+    complex numbers as in `max`."""
+    return _extreme(T.reduce_min, x, axis, out, keepdims, initial, where)
+
+
+def _extreme(opdef, x: ArrayLike, axis: Any, out: None, keepdims: bool, initial: Any, mask: Any) -> Array:
+    largest = opdef is T.reduce_max
+    what = "max" if largest else "min"
+    _no_out(what, out)
     x = asarray(x)
+    if mask is not None and initial is None:
+        raise TenzrError(f"{what}: where= needs initial= (the {what}imum of no elements is undefined), as in JAX",
+                         user_location())
     if x.spec.is_complex:
-        return _lexicographic(T.reduce_min, x, axis, keepdims)
-    return _reduce(T.reduce_min, x, axis, keepdims)
+        if mask is not None or initial is not None:
+            raise TenzrError(f"{what}: initial= and where= take real arrays", user_location())
+        return _lexicographic(opdef, x, axis, keepdims)
+    best = _reduce(opdef, _masked(x, mask, _identity_of(opdef, x.dtype)), axis, keepdims)
+    if initial is None:
+        return best
+    return (maximum if largest else minimum)(best, astype(asarray(initial), best.dtype))
+
+
+def _identity_of(opdef, dtype: np.dtype) -> Any:
+    """The element that never wins a maximum (or minimum): -inf, or the smallest integer."""
+    largest = opdef is T.reduce_max
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return info.min if largest else info.max
+    return -math.inf if largest else math.inf
 
 
 amax, amin = max, min
 
 
-def mean(x: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
+def mean(x: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False, *,
+         where: Any = None) -> Array:
+    """The mean over `axis` (None: all) of the elements `where` picks."""
+    _no_out("mean", out)
     x = _float(x) if dtype is None else astype(x, dtype)
     if x.spec.dtype in HALF_TYPES:  # (computed in float32, as JAX's: the sum may not fit)
-        return astype(mean(astype(x, np.float32), axis, keepdims=keepdims), x.dtype)
-    count = math.prod(x.shape[a] for a in _axes(axis, x.ndim))
-    return sum(x, axis, keepdims=keepdims) / float(count)
+        return astype(mean(astype(x, np.float32), axis, keepdims=keepdims, where=where), x.dtype)
+    if where is None:
+        count: Any = float(math.prod(x.shape[a] for a in _axes(axis, x.ndim)))
+    else:
+        count = sum(_masked(full_like(x, 1), where, 0), axis, keepdims=keepdims)
+    return sum(x, axis, keepdims=keepdims, where=where) / count
 
 
-def _arg(opdef, x: ArrayLike, axis: int | None) -> Array:
+def _arg(opdef, x: ArrayLike, axis: int | None, out: None, keepdims: bool | None) -> Array:
+    """The index of the first maximum or minimum, in JAX's default integer type."""
+    _no_out(opdef.name, out)
+    x = asarray(x)
+    rank = x.ndim
+    if axis is None:
+        x = reshape(x, (-1,))
+    (dim,) = _axes(0 if axis is None else axis, x.ndim)
+    found = astype(emit(opdef, x, axis=dim), default_int())
+    if not keepdims:
+        return found
+    return reshape(found, (1,) * rank) if axis is None else expand_dims(found, dim)
+
+
+def argmax(x: ArrayLike, axis: int | None = None, out: None = None, keepdims: bool | None = None) -> Array:
+    return _arg(T.argmax, x, axis, out, keepdims)
+
+
+def argmin(x: ArrayLike, axis: int | None = None, out: None = None, keepdims: bool | None = None) -> Array:
+    return _arg(T.argmin, x, axis, out, keepdims)
+
+
+def sort(x: ArrayLike, axis: int | None = -1, *, kind: None = None, order: None = None, stable: bool = True,
+         descending: bool = False) -> Array:
+    """A stable sort along `axis` (None: of x flattened); `descending` keeps equal entries in
+    their order, as JAX's. NaNs go last, or first when descending."""
+    del kind, stable  # (always stable)
+    _no_order("sort", order)
     x = asarray(x)
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
-    return emit(opdef, x, axis=axis)
+    return emit(T.sort, x, axis=axis, descending=descending)
 
 
-def argmax(x: ArrayLike, axis: int | None = None) -> Array:
-    return _arg(T.argmax, x, axis)
-
-
-def argmin(x: ArrayLike, axis: int | None = None) -> Array:
-    return _arg(T.argmin, x, axis)
-
-
-def sort(x: ArrayLike, axis: int | None = -1) -> Array:
+def argsort(x: ArrayLike, axis: int | None = -1, *, kind: None = None, order: None = None, stable: bool = True,
+            descending: bool = False) -> Array:
+    """The indices that sort x stably along `axis` (NumPy's kind="stable"), in JAX's default
+    integer type; `descending` as in `sort`."""
+    del kind, stable  # (always stable)
+    _no_order("argsort", order)
     x = asarray(x)
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
-    return emit(T.sort, x, axis=axis)
+    return astype(emit(T.argsort, x, axis=axis, descending=descending), default_int())
 
 
-def argsort(x: ArrayLike, axis: int | None = -1) -> Array:
-    """A stable argsort (NumPy's kind="stable")."""
-    x = asarray(x)
-    if axis is None:
-        x, axis = reshape(x, (-1,)), 0
-    return emit(T.argsort, x, axis=axis)
+def _no_order(what: str, order: Any) -> None:
+    if order is not None:
+        raise TenzrError(f"{what}: order= is not supported (tenzr arrays have no structured dtypes)", user_location())
 
 
 # --------------------------------------------------------------------------- products
@@ -906,29 +1113,99 @@ def _einsum_sublists(*args: Any) -> tuple[str, tuple]:
 # --------------------------------------------------------------------------- indexing
 
 
-def take(x: ArrayLike, indices: ArrayLike, axis: int | None = None) -> Array:
-    """np.take: indices of any shape; negative ones count from the end, out-of-range clamp."""
+def take(x: ArrayLike, indices: ArrayLike, axis: int | None = None, out: None = None, mode: str | None = None,
+         unique_indices: bool = False, indices_are_sorted: bool = False, fill_value: Any = None) -> Array:
+    """JAX's `jnp.take`: indices of any shape. `mode` says what out-of-range ones give:
+    "fill" (the default) gives `fill_value` (NaN for floats, the smallest signed or largest
+    unsigned integer, True), negatives in [-n, 0) counting from the end; "clip" clamps to
+    [0, n - 1]; "wrap" takes them modulo n; "promise_in_bounds" counts negatives from the
+    end and clamps (what `x[i]` does)."""
+    del unique_indices, indices_are_sorted  # (hints; tenzr's gather needs neither)
+    _no_out("take", out)
     x = asarray(x)
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
     (axis,) = _axes(axis, x.ndim)
-    idx = _index_array(indices)
+    idx = _bounded_indices("take", _index_array(indices), x.shape[axis], mode)
     flat = reshape(idx, (idx.size,)) if idx.ndim != 1 else idx
-    out = emit(T.gather, x, flat, axis=axis)
-    return reshape(out, x.shape[:axis] + idx.shape + x.shape[axis + 1:])
+    gathered = reshape(emit(T.gather, x, flat, axis=axis), x.shape[:axis] + idx.shape + x.shape[axis + 1:])
+    mask_shape = (1,) * axis + idx.shape + (1,) * (x.ndim - axis - 1)
+    return _filled(gathered, indices, x.shape[axis], mode, fill_value, mask_shape)
 
 
-def take_along_axis(x: ArrayLike, indices: ArrayLike, axis: int) -> Array:
+def take_along_axis(x: ArrayLike, indices: ArrayLike, axis: int | None, mode: str | None = None,
+                    fill_value: Any = None) -> Array:
+    """JAX's `jnp.take_along_axis`; `mode` and `fill_value` as in `take` (out-of-range
+    indices give NaN by default)."""
     x = asarray(x)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+        indices = reshape(indices, (-1,)) if isinstance(indices, Array) else np.ravel(indices)
     idx = _index_array(indices)
     (axis,) = _axes(axis, x.ndim)
     shape = broadcast_shapes(idx.shape[:axis] + idx.shape[axis + 1:], x.shape[:axis] + x.shape[axis + 1:])
     if shape is None or idx.ndim != x.ndim:
         raise TenzrError(f"take_along_axis: indices {list(idx.shape)} do not match array {list(x.shape)}",
                          user_location())
-    idx = broadcast_to(idx, (*shape[:axis], idx.shape[axis], *shape[axis:]))
-    x = broadcast_to(x, (*shape[:axis], x.shape[axis], *shape[axis:]))
-    return emit(T.take_along_axis, x, idx, axis=axis)
+    n, given = x.shape[axis], idx.shape
+    idx = _bounded_indices("take_along_axis", idx, n, mode, negatives_first=True)  # (JAX's: unlike take's)
+    idx = broadcast_to(idx, (*shape[:axis], given[axis], *shape[axis:]))
+    x = broadcast_to(x, (*shape[:axis], n, *shape[axis:]))
+    picked = emit(T.take_along_axis, x, idx, axis=axis)
+    return _filled(picked, indices, n, mode, fill_value, given)
+
+
+_TAKE_MODES = (None, "fill", "clip", "wrap", "promise_in_bounds")
+
+
+def _bounded_indices(what: str, idx: Array, n: int, mode: str | None, negatives_first: bool = False) -> Array:
+    """Indices into a dimension of size n for tenzr's gathers (which count negatives from
+    the end and clamp the rest), as `mode` reads them; "fill" is done by `_filled`. In
+    "clip" mode negatives clamp to 0, or with `negatives_first` count from the end first."""
+    if mode not in _TAKE_MODES:
+        raise TenzrError(f"{what}: mode must be one of 'fill', 'clip', 'wrap' or 'promise_in_bounds', got {mode!r}",
+                         user_location())
+    if mode == "clip":
+        return clip(where(idx < 0, idx + n, idx) if negatives_first else idx, 0, builtins.max(n - 1, 0))
+    if mode == "wrap":
+        return remainder(idx, n) if n else idx
+    return idx
+
+
+def _filled(gathered: Array, indices: Any, n: int, mode: str | None, fill_value: Any, mask_shape: tuple) -> Array:
+    """`gathered` with `fill_value` where an index is outside [-n, n) (in mode "fill"); the
+    mask, `indices` in range, is reshaped to `mask_shape` and broadcast against `gathered`."""
+    if mode not in (None, "fill"):
+        return gathered
+    if isinstance(indices, Array):
+        in_range = emit(T.stop_gradient, (indices >= -n) & (indices < n))
+    else:  # (known while tracing: all in range needs no mask)
+        known = np.asarray(indices)
+        if ((known >= -n) & (known < n)).all():
+            return gathered
+        in_range = constant((known >= -n) & (known < n))
+    if fill_value is None:
+        fill_value = _invalid_value(np.dtype(gathered.dtype))
+    filler = astype(asarray(fill_value), gathered.dtype)
+    return where(broadcast_to(reshape(in_range, mask_shape), gathered.shape), gathered, filler)
+
+
+def _invalid_value(dtype: np.dtype) -> Any:
+    """JAX's fill for out-of-range reads: NaN, the smallest signed or largest unsigned
+    integer, True."""
+    if dtype == np.bool_:
+        return True
+    if dtype.kind == "i":
+        return np.iinfo(dtype).min
+    if dtype.kind == "u":
+        return np.iinfo(dtype).max
+    return complex(math.nan, math.nan) if dtype.kind == "c" else math.nan
+
+
+def _no_out(what: str, out: Any) -> None:
+    if out is not None:
+        raise TenzrError(f"{what}: out= is not supported (tenzr arrays are immutable; use the result)",
+                         user_location())
 
 
 def _index_array(indices: ArrayLike) -> Array:
@@ -1016,12 +1293,16 @@ def getitem(x: Array, index: Any) -> Array:
 
 
 class IndexUpdates:
-    """`x.at`, JAX's indexed updates: `x.at[index].set(v)`, `.add`, `.multiply`, `.divide`,
-    `.min`, `.max` return a new array (x itself never changes), and `.get()` is `x[index]`.
-    `index` is anything indexing takes (NumPy's boolean masks too, when they are constants).
-    Where an index repeats, updates combine (`add` sums them, `set` keeps the last). With
-    updates of a wider dtype, the update is done in that dtype and its result cast back to
-    x's, as in JAX (with its FutureWarning)."""
+    """`x.at`, JAX's indexed updates: `x.at[index].set(v)`, `.add`, `.subtract`,
+    `.multiply`, `.divide`, `.power`, `.min`, `.max`, `.apply(f)` return a new array (x itself
+    never changes), and `.get()` is `x[index]`. `index` is anything indexing takes (NumPy's
+    boolean masks too, when they are constants). Where an index repeats, updates combine
+    (`add` sums them, `set` keeps the last, `power` and `apply` apply each in turn). Updates
+    out of range are dropped (`mode="clip"` clamps them instead); `get(mode="fill")` reads
+    `fill_value` (NaN by default) out of range, where `x[index]` clamps. With updates of a
+    wider dtype, the update is done in that dtype and its result cast back to x's, as in JAX
+    (with its FutureWarning). JAX's hints `indices_are_sorted` and `unique_indices` are
+    taken and need not be given."""
 
     __slots__ = ("_x",)
 
@@ -1032,6 +1313,9 @@ class IndexUpdates:
         return IndexUpdate(self._x, index)
 
 
+_UPDATE_MODES = (None, "drop", "fill", "clip", "promise_in_bounds")
+
+
 class IndexUpdate:
     """`x.at[index]`: call one of its methods to get the updated array."""
 
@@ -1040,88 +1324,185 @@ class IndexUpdate:
     def __init__(self, x: Array, index: Any):
         self._x, self._index = x, index
 
-    def get(self) -> Array:
-        return getitem(self._x, self._index)
+    def get(self, *, indices_are_sorted: bool = False, unique_indices: bool = False, mode: str | None = None,
+            fill_value: Any = None, wrap_negative_indices: bool = True) -> Array:
+        self._check(mode, wrap_negative_indices)
+        if mode not in ("fill", "drop"):
+            return getitem(self._x, self._index)
+        x = self._x
+        filler = _invalid_value(np.dtype(x.dtype)) if fill_value is None else fill_value
+        padded = concatenate([reshape(x, (x.size,)), reshape(astype(asarray(filler), x.dtype), (1,))])
+        return take(padded, self._positions(mode), mode="promise_in_bounds")
 
-    def set(self, values: ArrayLike) -> Array:
-        return self._update(values, "set")
+    def set(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+            mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
+        return self._update(values, "set", mode, wrap_negative_indices)
 
-    def add(self, values: ArrayLike) -> Array:
-        return self._update(values, "add")
+    def add(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+            mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
+        return self._update(values, "add", mode, wrap_negative_indices)
 
-    def multiply(self, values: ArrayLike) -> Array:
-        return self._update(values, "multiply")
+    def subtract(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+                 mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
+        return self._update(negative(asarray(values)), "add", mode, wrap_negative_indices)
+
+    def multiply(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+                 mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
+        return self._update(values, "multiply", mode, wrap_negative_indices)
 
     mul = multiply
 
-    def divide(self, values: ArrayLike) -> Array:
-        return self._update(1.0 / _float(values), "multiply")
+    def divide(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+               mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
+        return self._update(1.0 / _float(values), "multiply", mode, wrap_negative_indices)
 
-    def min(self, values: ArrayLike) -> Array:
-        return self._update(values, "min")
+    def min(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+            mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
+        return self._update(values, "min", mode, wrap_negative_indices)
 
-    def max(self, values: ArrayLike) -> Array:
-        return self._update(values, "max")
+    def max(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+            mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
+        return self._update(values, "max", mode, wrap_negative_indices)
 
-    def _update(self, values: ArrayLike, mode: str) -> Array:
+    def power(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+              mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
+        """x ** values at the index; a position picked k times is raised k times, in order."""
+        self._check(mode, wrap_negative_indices)
+        x = self._x
+        promoted, exponents = promote(x, values)
+        shape = self._positions(mode).shape
+        exponents = reshape(broadcast_to(exponents, shape), (math.prod(shape),))
+        return self._in_turn("power", mode, unique_indices,
+                             lambda flat, picked, entries: power(take(flat, picked, mode="promise_in_bounds"),
+                                                                 take(exponents, entries, mode="promise_in_bounds")),
+                             promoted)
+
+    def apply(self, func: Callable[[Array], Array], *, indices_are_sorted: bool = False,
+              unique_indices: bool = False, mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
+        """func (elementwise) applied at the index; a position picked k times gets it k times."""
+        self._check(mode, wrap_negative_indices)
+        return self._in_turn("apply", mode, unique_indices,
+                             lambda flat, picked, _: asarray(func(take(flat, picked, mode="promise_in_bounds"))),
+                             self._x)
+
+    def _in_turn(self, what: str, mode: str | None, unique: bool, new_values: Callable[[Array, Array, Array], Array],
+                 x: Array) -> Array:
+        """x with `new_values(x flat, positions, their entries)` written at the positions, in
+        rounds: a position picked k times is written in k rounds, each round reading the last.
+        The rounds are known while tracing for constant indices; a traced index needs
+        unique_indices=True (one round)."""
+        flat = reshape(x, (x.size,))
+        positions = self._positions(mode)
+        entries = np.arange(positions.size)
+        known = self._known_positions(mode)
+        if known is None:
+            if not unique:
+                raise TenzrError(f"x.at[...].{what} with a traced index: pass unique_indices=True (tenzr cannot "
+                                 "tell while tracing whether the index repeats a position)", user_location())
+            rounds = [entries]
+        else:
+            known = known.reshape(-1)
+            seen = np.zeros(x.size + 1, np.int64)
+            turn = np.empty(known.size, np.int64)
+            for k, position in enumerate(known):  # (each entry's turn: how often its position came before)
+                turn[k] = seen[position]
+                seen[position] += 1
+            rounds = [entries[(turn == r) & (known < x.size)] for r in range(int(turn.max(initial=-1)) + 1)]
+        picked_all = reshape(positions, (positions.size,))
+        for chosen in rounds:
+            if not chosen.size:
+                continue
+            picked = take(picked_all, chosen, mode="promise_in_bounds")
+            flat = emit(T.scatter, flat, picked, astype(new_values(flat, picked, constant(chosen)), flat.dtype),
+                        axis=0, mode="set")
+        return astype(reshape(flat, x.shape), self._x.dtype)
+
+    def _check(self, mode: str | None, wrap_negative_indices: bool) -> None:
+        if mode not in _UPDATE_MODES:
+            raise TenzrError(f"x.at[...]: mode must be one of 'drop', 'fill', 'clip' or 'promise_in_bounds', got "
+                             f"{mode!r}", user_location())
+        if not wrap_negative_indices:
+            raise TenzrError("x.at[...]: wrap_negative_indices=False is not supported (negative indices count "
+                             "from the end)", user_location())
+
+    def _update(self, values: ArrayLike, how: str, mode: str | None, wrap_negative_indices: bool) -> Array:
         """Scatters into x flattened, at the flat positions the index picks: those are the
         index applied to the array of positions (by NumPy when the index is constant)."""
+        self._check(mode, wrap_negative_indices)
         x = self._x
-        positions = self._positions()
+        positions = self._positions(mode)
         promoted, updates = promote(x, values)
         if updates.dtype != x.dtype:  # JAX updates in the promoted dtype too, with this warning
             warn(f"x.at[...]: the update is done in {updates.dtype} and cast back to the array's {x.dtype}; JAX "
                  "warns that this will become an error", FutureWarning)
         flat = emit(T.scatter, reshape(promoted, (promoted.size,)), reshape(positions, (positions.size,)),
-                    reshape(broadcast_to(updates, positions.shape), (positions.size,)), axis=0, mode=mode)
+                    reshape(broadcast_to(updates, positions.shape), (positions.size,)), axis=0, mode=how)
         return astype(reshape(flat, x.shape), x.dtype)
 
-    def _positions(self) -> Array:
-        """The flat positions in x that the index picks, x.size (where tenzr.scatter writes
-        nothing) for those an index array picks out of range: as in JAX, such writes are
-        dropped. Each dimension an index array indexes gets one more position, x.size,
-        where its out-of-range entries point (negative ones count from the end first)."""
-        x = self._x
-        traced = (isinstance(self._index, tuple) and any(isinstance(e, Array) for e in self._index)) or \
-            isinstance(self._index, Array)
-        entries = _index_entries(self._index, x.ndim)
-        if any(_is_index_array(e) and np.asarray(e).dtype == np.bool_ for e in entries if not isinstance(e, Array)):
-            padded, widened = np.arange(x.size, dtype=np.int32).reshape(x.shape), self._index  # (NumPy's masks)
-        else:
-            dims = [e for e in entries if e is not None]
-            extra = [(0, 1) if _is_index_array(e) else (0, 0) for e in dims]
-            padded = np.pad(np.arange(x.size, dtype=np.int32).reshape(x.shape), extra, constant_values=x.size)
-            kept, dim = [], 0
-            for e in entries:
-                if e is not None:
-                    kept.append(_in_range_or(e, x.shape[dim]) if _is_index_array(e) else e)
-                    dim += 1
-                else:
-                    kept.append(e)
-            widened = tuple(kept)
-        if traced:
+    def _traced(self) -> bool:
+        index = self._index
+        return isinstance(index, Array) or (isinstance(index, tuple) and any(isinstance(e, Array) for e in index))
+
+    def _positions(self, mode: str | None) -> Array:
+        """The flat positions in x that the index picks. In mode "clip" out-of-range entries
+        of index arrays clamp (as in `x[index]`); otherwise they are x.size (where
+        tenzr.scatter writes nothing): as in JAX, such writes are dropped."""
+        if self._traced():
+            padded, widened = self._padded_index(mode)
             return getitem(constant(padded), widened)
+        known = self._known_positions(mode)
+        assert known is not None
+        return constant(known)
+
+    def _known_positions(self, mode: str | None) -> np.ndarray | None:
+        """The positions of `_positions` when the index is known while tracing, else None."""
+        if self._traced():
+            return None
+        padded, widened = self._padded_index(mode)
         try:
-            return constant(np.asarray(padded[widened]))
+            return np.asarray(padded[widened])
         except IndexError as e:
             raise TenzrError(f"x.at[...]: {e}", user_location()) from None
 
+    def _padded_index(self, mode: str | None) -> tuple[np.ndarray, Any]:
+        """The array of x's flat positions and the index into it. Unless in mode "clip",
+        each dimension an index array indexes gets one more position, x.size, where the
+        array's out-of-range entries point (negative ones count from the end first)."""
+        x = self._x
+        positions = np.arange(x.size, dtype=np.int32).reshape(x.shape)
+        entries = _index_entries(self._index, x.ndim)
+        if any(_is_index_array(e) and np.asarray(e).dtype == np.bool_ for e in entries if not isinstance(e, Array)):
+            return positions, self._index  # (NumPy's masks)
+        clamp = mode == "clip"
+        dims = [e for e in entries if e is not None]
+        if not clamp:
+            positions = np.pad(positions, [(0, 1) if _is_index_array(e) else (0, 0) for e in dims],
+                               constant_values=x.size)
+        kept, dim = [], 0
+        for e in entries:
+            if e is not None:
+                kept.append(_in_range_or(e, x.shape[dim], clamp) if _is_index_array(e) else e)
+                dim += 1
+            else:
+                kept.append(e)
+        return positions, tuple(kept)
 
-def _in_range_or(indices: Any, n: int) -> Any:
+
+def _in_range_or(indices: Any, n: int, clamp: bool = False) -> Any:
     """Index array `indices` for a dimension of size n, with negative entries counted from
-    the end and entries still out of range set to n."""
+    the end and entries still out of range set to n (or with `clamp`, to the nearest end)."""
     if isinstance(indices, Array):
         if indices.spec.dtype not in ("i32", "i64"):
             return indices  # (a traced mask, or floats: getitem refuses them)
         idx = astype(indices, np.int64)
         idx = where(idx < 0, idx + n, idx)
-        return where((idx >= 0) & (idx < n), idx, n)
+        return clip(idx, 0, n - 1) if clamp else where((idx >= 0) & (idx < n), idx, n)
     given = np.asarray(indices)
     if given.dtype.kind not in "iu":
         return indices  # (getitem refuses floats)
     given = given.astype(np.int64)
     given = np.where(given < 0, given + n, given)
-    return np.where((given >= 0) & (given < n), given, n)
+    return np.clip(given, 0, n - 1) if clamp else np.where((given >= 0) & (given < n), given, n)
 
 
 def _is_index_array(e: Any) -> bool:
@@ -1134,7 +1515,7 @@ def _finish_index(out: Array, layout: list, advanced: list) -> Array:
     index_shape: tuple[int, ...] = ()
     if len(advanced) == 1:
         (d, idx), = advanced
-        out = take(out, idx, axis=d)
+        out = take(out, idx, axis=d, mode="promise_in_bounds")
         index_shape = idx.shape
     elif advanced:
         shapes = [idx.shape for _, idx in advanced]
@@ -1154,7 +1535,7 @@ def _finish_index(out: Array, layout: list, advanced: list) -> Array:
             term = broadcast_to(idx, index_shape) * stride
             linear = term if linear is None else linear + term
             stride *= size
-        out = take(flat, linear, axis=0)
+        out = take(flat, linear, axis=0, mode="promise_in_bounds")
         if contiguous:
             lead = len([d for d in others if d < adv_dims[0]])
             rank = len(index_shape)
@@ -1360,18 +1741,6 @@ def _swapped(fn: Any) -> Any:
     return lambda self, other: fn(other, self)
 
 
-def _axis_method(fn: Any) -> Any:
-    def method(self: Array, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Array:
-        if out is not None:
-            raise TenzrError(f"Array.{fn.__name__}: out= is not supported (traced arrays are never changed in "
-                             "place); use the returned array", user_location())
-        result = fn(self, axis, keepdims=keepdims)
-        return result if dtype is None else astype(result, dtype)
-
-    method.__name__ = method.__qualname__ = fn.__name__
-    return method
-
-
 _ARRAY_METHODS = {
     "__add__": add, "__radd__": _swapped(add),
     "__sub__": subtract, "__rsub__": _swapped(subtract),
@@ -1393,12 +1762,10 @@ _ARRAY_METHODS = {
     "__neg__": negative, "__pos__": lambda self: self, "__abs__": abs,
     "reshape": lambda self, *shape: reshape(self, shape[0] if len(shape) == 1 else shape),
     "transpose": lambda self, *axes: transpose(self, (axes[0] if len(axes) == 1 else axes) or None),
-    "sum": _axis_method(sum), "mean": _axis_method(mean), "max": _axis_method(max), "min": _axis_method(min),
-    "prod": _axis_method(prod),
-    "argmax": lambda self, axis=None: argmax(self, axis), "argmin": lambda self, axis=None: argmin(self, axis),
+    "sum": sum, "mean": mean, "max": max, "min": min, "prod": prod, "argmax": argmax, "argmin": argmin,
     "flatten": lambda self: reshape(self, (self.size,)), "ravel": lambda self: reshape(self, (self.size,)),
     "squeeze": lambda self, axis=None: squeeze(self, axis),
-    "clip": lambda self, a_min=None, a_max=None: clip(self, a_min, a_max),
+    "clip": clip,
     "swapaxes": swapaxes, "dot": dot, "round": round, "take": take, "sort": sort, "argsort": argsort,
     "copy": lambda self: self,
 }

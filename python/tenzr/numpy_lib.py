@@ -35,6 +35,7 @@ from tenzr.flags import default_float, default_int
 from tenzr.numpy_api import (
     _axes,
     _float,
+    _no_out,
     _preferred,
     abs,  # noqa: A004 (NumPy's names, as in numpy_api)
     arange,
@@ -55,6 +56,7 @@ from tenzr.numpy_api import (
     logical_and,
     logical_or,
     matmul,
+    maximum,
     mean,
     moveaxis,
     outer,
@@ -75,6 +77,7 @@ from tenzr.numpy_api import (
 )
 from tenzr.numpy_api import max as reduce_max
 from tenzr.numpy_api import min as reduce_min
+from tenzr.numpy_api import where as where_  # (for bodies whose where= parameter hides `where`)
 
 ArrayLike = Any
 
@@ -705,27 +708,43 @@ def nan_to_num(x: ArrayLike, copy: bool = True, nan: float = 0.0, posinf: float 
     return where(isinf(x), where(x > 0, high, low), x)
 
 
-def var(x: ArrayLike, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Array:
-    """Variance over `axis` (None: all), dividing by N - ddof (of |x - mean|², real, for
-    complex x)."""
-    x = _float(x)
+def var(x: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, ddof: int = 0, keepdims: bool = False,
+        *, where: Any = None, correction: int | None = None) -> Array:
+    """Variance over `axis` (None: all) of the elements `where` picks, dividing by N - ddof
+    (`correction` is the Array API's name for ddof); of |x - mean|², real, for complex x."""
+    _no_out("var", out)
+    ddof = _correction("var", ddof, correction)
+    x = _float(x) if dtype is None else asarray(x).astype(dtype)
     if x.spec.dtype in HALF_TYPES:  # (computed in float32, as JAX's: the sum of squares may not fit)
-        return var(x.astype(np.float32), axis, ddof, keepdims).astype(x.dtype)
-    count = math.prod(x.shape[a] for a in _axes(axis, x.ndim))
-    centered = x - mean(x, axis, keepdims=True)
+        return var(x.astype(np.float32), axis, ddof=ddof, keepdims=keepdims, where=where).astype(x.dtype)
+    centered = x - mean(x, axis, keepdims=True, where=where)
     if x.spec.is_complex:
         squares = real(centered) * real(centered) + imag(centered) * imag(centered)
     else:
         squares = centered * centered
-    return sum(squares, axis, keepdims=keepdims) / float(builtins.max(count - ddof, 0))
+    total = sum(squares, axis, keepdims=keepdims, where=where)
+    if where is None:
+        count: Any = float(builtins.max(math.prod(x.shape[a] for a in _axes(axis, x.ndim)) - ddof, 0))
+    else:
+        count = maximum(count_nonzero(broadcast_to(where, squares.shape), axis, keepdims=keepdims) - ddof, 0)
+    return total / (count.astype(total.dtype) if isinstance(count, Array) else count)
 
 
-def std(x: ArrayLike, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Array:
-    """Standard deviation over `axis` (None: all), dividing by N - ddof. Where all values are
-    equal (a single one, say) its derivative is 0, not sqrt's infinite slope at 0."""
-    v = var(x, axis, ddof=ddof, keepdims=keepdims)
-    positive = v > 0
-    return where(positive, sqrt(where(positive, v, 1.0)), 0.0)
+def std(x: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, ddof: int = 0, keepdims: bool = False,
+        *, where: Any = None, correction: int | None = None) -> Array:
+    """Standard deviation over `axis` (None: all), as `var`. Where all values are equal (a
+    single one, say) its derivative is 0, not sqrt's infinite slope at 0."""
+    v = var(x, axis, dtype, out, ddof, keepdims, where=where, correction=correction)
+    flat = v == 0
+    return where_(flat, 0.0, sqrt(where_(flat, 1.0, v)))
+
+
+def _correction(what: str, ddof: int, correction: int | None) -> int:
+    if correction is None:
+        return ddof
+    if ddof:
+        raise TenzrError(f"{what}: give ddof or correction, not both", user_location())
+    return correction
 
 
 def isclose(a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Any:
@@ -756,14 +775,20 @@ def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> Any:
     return all(same)
 
 
-def all(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:  # noqa: A001 (NumPy's name)
-    """Whether every element (along `axis`) is true."""
-    return reduce_min(asarray(a).astype(bool).astype(np.int32), axis, keepdims=keepdims).astype(bool)
+def all(a: ArrayLike, axis: Any = None, out: None = None, keepdims: bool = False, *,  # noqa: A001 (NumPy's name)
+        where: Any = None) -> Array:
+    """Whether every element (along `axis`) that `where` picks is true."""
+    _no_out("all", out)
+    ones = asarray(a).astype(bool).astype(np.int32)
+    return reduce_min(ones, axis, keepdims=keepdims, initial=1 if where is not None else None, where=where).astype(bool)
 
 
-def any(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:  # noqa: A001 (NumPy's name)
-    """Whether some element (along `axis`) is true."""
-    return reduce_max(asarray(a).astype(bool).astype(np.int32), axis, keepdims=keepdims).astype(bool)
+def any(a: ArrayLike, axis: Any = None, out: None = None, keepdims: bool = False, *,  # noqa: A001 (NumPy's name)
+        where: Any = None) -> Array:
+    """Whether some element (along `axis`) that `where` picks is true."""
+    _no_out("any", out)
+    ones = asarray(a).astype(bool).astype(np.int32)
+    return reduce_max(ones, axis, keepdims=keepdims, initial=0 if where is not None else None, where=where).astype(bool)
 
 
 def empty(shape: Any, dtype: Any = None) -> Array:
@@ -781,42 +806,50 @@ def count_nonzero(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Arr
     return sum(asarray(a) != 0, axis, dtype=default_int(), keepdims=keepdims)
 
 
-def nansum(a: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
+def nansum(a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False,
+           initial: Any = None, where: Any = None) -> Array:
     """`sum` with NaNs counted as zero."""
     a = asarray(a)
-    return sum(where(isnan(a), 0, a), axis, dtype=dtype, keepdims=keepdims)
+    return sum(where_(isnan(a), 0, a), axis, dtype, out, keepdims, initial, where)
 
 
-def nanprod(a: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
+def nanprod(a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False,
+            initial: Any = None, where: Any = None) -> Array:
     """`prod` with NaNs counted as one."""
     a = asarray(a)
-    return prod(where(isnan(a), 1, a), axis, dtype=dtype, keepdims=keepdims)
+    return prod(where_(isnan(a), 1, a), axis, dtype, out, keepdims, initial, where)
 
 
-def nanmean(a: ArrayLike, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Array:
-    """The mean of the elements that are not NaN (NaN where there are none)."""
+def nanmean(a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False, *,
+            where: Any = None) -> Array:
+    """The mean of the elements that are not NaN (and that `where` picks; NaN where there
+    are none)."""
+    _no_out("nanmean", out)
     a = _float(a)
-    present = ~isnan(a)
-    out = sum(where(present, a, 0), axis, keepdims=keepdims) / sum(present, axis, dtype=a.dtype, keepdims=keepdims)
-    return out.astype(dtype) if dtype is not None else out
+    present = ~isnan(a) if where is None else logical_and(~isnan(a), where)
+    total = sum(where_(present, a, 0), axis, keepdims=keepdims)
+    result = total / sum(present, axis, dtype=a.dtype, keepdims=keepdims)
+    return result.astype(dtype) if dtype is not None else result
 
 
-def _nan_extreme(a: ArrayLike, axis: Any, keepdims: bool, largest: bool) -> Array:
+def _nan_extreme(a: ArrayLike, axis: Any, out: None, keepdims: bool, initial: Any, mask: Any, largest: bool) -> Array:
     a = asarray(a)
-    fill = -np.inf if largest else np.inf
-    reduce = reduce_max if largest else reduce_min
-    out = reduce(where(isnan(a), fill, a), axis, keepdims=keepdims)
-    return where(all(isnan(a), axis, keepdims=keepdims), np.nan, out)
+    extreme = reduce_max if largest else reduce_min
+    best = extreme(where_(isnan(a), -np.inf if largest else np.inf, a), axis, out, keepdims, initial, mask)
+    present = ~isnan(a) if mask is None else logical_and(~isnan(a), mask)
+    return where_(any(present, axis, keepdims=keepdims) | (initial is not None), best, np.nan)
 
 
-def nanmax(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
-    """`max` ignoring NaNs (NaN where all are NaN)."""
-    return _nan_extreme(a, axis, keepdims, largest=True)
+def nanmax(a: ArrayLike, axis: Any = None, out: None = None, keepdims: bool = False, initial: Any = None,
+           where: Any = None) -> Array:
+    """`max` ignoring NaNs (NaN where all are NaN, unless there is an `initial`)."""
+    return _nan_extreme(a, axis, out, keepdims, initial, where, largest=True)
 
 
-def nanmin(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
-    """`min` ignoring NaNs (NaN where all are NaN)."""
-    return _nan_extreme(a, axis, keepdims, largest=False)
+def nanmin(a: ArrayLike, axis: Any = None, out: None = None, keepdims: bool = False, initial: Any = None,
+           where: Any = None) -> Array:
+    """`min` ignoring NaNs (NaN where all are NaN, unless there is an `initial`)."""
+    return _nan_extreme(a, axis, out, keepdims, initial, where, largest=False)
 
 
 def average(a: ArrayLike, axis: Any = None, weights: ArrayLike = None, returned: bool = False,
@@ -928,7 +961,7 @@ def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left", sorter: ArrayLi
     if a.ndim != 1:
         raise TenzrError(f"searchsorted: a must be 1-D, got shape {list(a.shape)}", user_location())
     if sorter is not None:
-        a = take(a, sorter)
+        a = take(a, sorter, mode="promise_in_bounds")
     before = a < v[..., None] if side == "left" else a <= v[..., None]
     return sum(before, -1, dtype=default_int())
 
@@ -941,7 +974,7 @@ def interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ArrayLike = None, r
         raise TenzrError("interp: period is not supported", user_location())
     x, xp, fp = _float(x), _float(xp), _float(fp)
     i = clip(searchsorted(xp, x, side="right"), 1, xp.shape[0] - 1)
-    x0, x1, f0, f1 = take(xp, i - 1), take(xp, i), take(fp, i - 1), take(fp, i)
+    x0, x1, f0, f1 = (take(v, j, mode="promise_in_bounds") for v, j in ((xp, i - 1), (xp, i), (fp, i - 1), (fp, i)))
     step = x1 - x0
     slope = where(step == 0, 0, (f1 - f0) / where(step == 0, 1, step))
     out = where(step == 0, f1, f0 + slope * (x - x0))
@@ -976,8 +1009,8 @@ def quantile(a: ArrayLike, q: ArrayLike, axis: Any = None, method: str = "linear
     elif method == "nearest":
         low = high = around(position)  # (halves to the even one, as NumPy)
     weight = 0.5 if method == "midpoint" else position - low
-    lo = take(ordered, low.astype(np.int32), axis=-1)
-    hi = take(ordered, high.astype(np.int32), axis=-1)
+    lo = take(ordered, low.astype(np.int32), axis=-1, mode="promise_in_bounds")
+    hi = take(ordered, high.astype(np.int32), axis=-1, mode="promise_in_bounds")
     out = lo + (hi - lo) * weight
     out = moveaxis(out, tuple(range(ordered.ndim - 1, out.ndim)), tuple(range(q.ndim)))  # q's dims first
     if keepdims:

@@ -143,8 +143,8 @@ def trunc(x: ArrayLike) -> Array:
 
 
 def rint(x: ArrayLike) -> Array:
-    """x rounded to the nearest integer, halves to even."""
-    return round(x)
+    """x rounded to the nearest integer, halves to even; integers become floats (JAX's)."""
+    return round(_float(x))
 
 
 def cbrt(x: ArrayLike) -> Array:

@@ -246,7 +246,7 @@ def permutation(key: Any, x: Any, axis: int = 0) -> Array:
         return _shuffle(key, tnp.arange(int(x), dtype=np.int32))
     x = asarray(x)
     (axis,) = tnp._axes(axis, x.ndim)
-    return tnp.take(x, _shuffle(key, tnp.arange(x.shape[axis], dtype=np.int32)), axis=axis)
+    return tnp.take(x, _shuffle(key, tnp.arange(x.shape[axis], dtype=np.int32)), axis=axis, mode="promise_in_bounds")
 
 
 def _shuffle(key: Any, values: Array) -> Array:
@@ -255,7 +255,7 @@ def _shuffle(key: Any, values: Array) -> Array:
         keys = split(current)
         current = keys[0]
         unsigned_order = bits(keys[1], values.shape) ^ np.int32(-2 ** 31)  # (as signed ints)
-        values = tnp.take(values, tnp.argsort(unsigned_order))
+        values = tnp.take(values, tnp.argsort(unsigned_order), mode="promise_in_bounds")
     return values
 
 
