@@ -21,6 +21,7 @@ from tenzr import numpy_api as tnp
 from tenzr.control import fori_loop
 from tenzr.core import Array, check_arguments, promote, user_location
 from tenzr.dialect.diagnostics import TenzrError
+from tenzr.flags import default_int
 from tenzr.forward import custom_jvp
 from tenzr.lax import dynamic_index_in_dim, dynamic_update_slice_in_dim
 from tenzr.numpy_lib import diagonal, imag, real, tril, triu
@@ -549,6 +550,33 @@ def pinv(a: ArrayLike, rtol: Any = None, hermitian: bool = False) -> Array:
     keep = _significant(s, a, rtol)
     s_inv = tnp.where(keep, 1 / tnp.where(keep, s, 1.0), 0.0)
     return tnp.swapaxes(vh, -1, -2) @ (s_inv[..., :, None] * tnp.swapaxes(u, -1, -2))
+
+
+def lstsq(a: ArrayLike, b: ArrayLike, rcond: Any = None, *,
+          numpy_resid: bool = False) -> tuple[Array, Array, Array, Array]:
+    """JAX's least squares, from the SVD: (x minimizing |a x - b|, the squared residual of
+    each column of b, the rank of a, its singular values). Singular values below
+    rcond * max(s) (default eps * max(m, n)) count as zero. The residuals are always
+    given, as JAX's (NumPy's numpy_resid=True gives none for some ranks, a shape not known
+    while tracing)."""
+    if numpy_resid:
+        raise TenzrError("lstsq: numpy_resid=True is not supported: NumPy's residuals' shape depends on the rank "
+                         "(as JAX's under jit)", user_location())
+    a, b = promote(tnp._float(a), tnp._float(b))
+    if a.ndim != 2 or b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
+        raise TenzrError(f"lstsq: expects a matrix a [m, n] and b [m] or [m, k], got {list(a.shape)} and "
+                         f"{list(b.shape)}", user_location())
+    vector = b.ndim == 1
+    b2 = b[:, None] if vector else b
+    eps = float(np.finfo(real(a).dtype).eps)
+    cutoff = eps * max(a.shape) if rcond is None else tnp.where(tnp.asarray(rcond) < 0, eps, rcond)
+    u, s, vh = svd(a, full_matrices=False)
+    keep = (s > 0) & (s >= cutoff * s[:1])
+    s_inv = tnp.where(keep, 1 / tnp.where(keep, s, 1.0), 0.0)
+    x = tnp.swapaxes(vh, -1, -2) @ (s_inv[:, None] * (tnp.swapaxes(u, -1, -2) @ b2))
+    residuals = tnp.sum((b2 - a @ x) ** 2, axis=0)
+    rank = tnp.sum(keep, dtype=default_int())
+    return (x[:, 0] if vector else x), residuals, rank, s
 
 
 def matrix_rank(a: ArrayLike, rtol: Any = None) -> Array:

@@ -40,6 +40,7 @@ from tenzr.numpy_api import (
     abs,  # noqa: A004 (NumPy's names, as in numpy_api)
     arange,
     arctan2,
+    argsort,
     around,
     broadcast_to,
     ceil,
@@ -51,6 +52,7 @@ from tenzr.numpy_api import (
     flip,
     floor,
     floor_divide,
+    full,
     isinf,
     isnan,
     logical_and,
@@ -1072,6 +1074,98 @@ def bincount(x: ArrayLike, weights: ArrayLike = None, minlength: int = 0, *, len
     values = broadcast_to(asarray(1, default_int()) if weights is None else asarray(weights), x.shape)
     hits = x[..., None] == arange(builtins.max(length, minlength), dtype=x.dtype)
     return sum(where(hits, values[..., None], 0), axis=tuple(range(x.ndim)))
+
+
+def _sized(what: str, size: int | None) -> int:
+    if size is None:
+        raise TenzrError(f"{what}: pass size= (the number of results depends on the values, and must be known "
+                         "while tracing, as in JAX under jit)", user_location())
+    if int(size) < 0:
+        raise TenzrError(f"{what}: size must not be negative, got {size}", user_location())
+    return int(size)
+
+
+def _first_true(mask: Array, size: int) -> Array:
+    """The flat positions of mask's first `size` true entries, in order, padded with
+    mask.size."""
+    flat = reshape(mask, (-1,))
+    order = argsort(flat.astype(np.int32), descending=True)  # (stable: the true ones first, in order)
+    if size > flat.size:
+        order = concatenate([order, full((size - flat.size,), flat.size, order.dtype)])
+    count = sum(flat, dtype=order.dtype)
+    found = order[:size]
+    return where(arange(size, dtype=order.dtype) < count, found, flat.size)
+
+
+def nonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> tuple[Array, ...]:
+    """The coordinates of a's first `size` nonzero entries, one array per dimension, as
+    JAX's: `size` must be given; when fewer are nonzero the rest are `fill_value` (0, or a
+    value per dimension)."""
+    a = asarray(a)
+    size = _sized("nonzero", size)
+    if a.ndim == 0:
+        raise TenzrError("nonzero: takes arrays of at least one dimension, as NumPy's", user_location())
+    found = _first_true(a != 0, size)
+    fills = (0,) * a.ndim if fill_value is None else tuple(np.broadcast_to(np.asarray(fill_value), (a.ndim,)))
+    coordinates = unravel_index(found, a.shape)
+    present = found < a.size
+    return tuple(where_(present, c, asarray(f).astype(c.dtype)) for c, f in zip(coordinates, fills, strict=True))
+
+
+def flatnonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Array:
+    """The flat positions of a's first `size` nonzero entries (see `nonzero`)."""
+    (positions,) = nonzero(ravel(a), size=size, fill_value=fill_value)
+    return positions
+
+
+def argwhere(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Array:
+    """nonzero's coordinates stacked, one row per entry found: [size, a.ndim]."""
+    a = asarray(a)
+    if a.ndim == 0:
+        return reshape(nonzero(reshape(a, (1,)), size=size, fill_value=fill_value)[0], (-1, 0))
+    return stack(nonzero(a, size=size, fill_value=fill_value), axis=1)
+
+
+def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = False, return_counts: bool = False,
+           axis: int | None = None, *, equal_nan: bool = True, size: int | None = None, fill_value: Any = None,
+           sorted: bool = True) -> Any:  # noqa: A002 (NumPy's name)
+    """The distinct values of ar (flattened), sorted, as JAX's under jit: `size` must be
+    given; when there are fewer the rest are `fill_value` (the smallest value by default).
+    With `return_index`, `return_inverse` and `return_counts`, also the first position of
+    each, the position of each element's value among them (shaped as ar), and their counts
+    (0 for the fill). NaNs count as one value unless equal_nan=False."""
+    del sorted  # (always sorted)
+    if axis is not None:
+        raise TenzrError("unique: axis= is not supported (the values of the whole array are taken)",
+                         user_location())
+    size = _sized("unique", size)
+    a = asarray(ar)
+    flat = reshape(a, (-1,))
+    order = argsort(flat)
+    ordered = take(flat, order, mode="promise_in_bounds")
+    new = ordered[1:] != ordered[:-1]
+    if equal_nan and (a.is_float or a.spec.is_complex):
+        new = logical_and(new, ~logical_and(isnan(ordered[1:]), isnan(ordered[:-1])))
+    starts = concatenate([full((builtins.min(flat.size, 1),), True, np.bool_), new])
+    bounds = _first_true(starts, size + 1)  # (where each value's run of equal elements starts, and the next's)
+    found = bounds[:size]
+    present = found < flat.size
+    first = where_(present, found, 0)  # (the fill reads the smallest value, as JAX's)
+    filler = take(ordered, first, mode="promise_in_bounds") if fill_value is None else \
+        asarray(fill_value).astype(a.dtype)
+    values = where_(present, take(ordered, found, mode="promise_in_bounds"), filler)
+    if not (return_index or return_inverse or return_counts):
+        return values
+    out = [values]
+    if return_index:
+        out.append(take(order, first, mode="promise_in_bounds"))
+    if return_inverse:
+        group = cumsum(starts.astype(order.dtype)) - 1  # (each sorted element's value, counted)
+        inverse = zeros(flat.shape, order.dtype).at[order].set(group)
+        out.append(reshape(inverse, a.shape))
+    if return_counts:
+        out.append(where_(present, bounds[1:] - found, 0))
+    return tuple(out)
 
 
 check_arguments(globals(), "tz.")

@@ -21,6 +21,7 @@ from tenzr.core import Array, api_boundary, asarray, check_arguments, checked, u
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.numpy_api import (
     _float,
+    _no_out,
     abs,  # noqa: A004 (NumPy's names, as in numpy_api)
     arange,
     argmax,
@@ -55,6 +56,7 @@ from tenzr.numpy_api import (
 )
 from tenzr.numpy_api import max as reduce_max
 from tenzr.numpy_api import min as reduce_min
+from tenzr.numpy_api import where as where_  # (for bodies whose where= parameter hides `where`)
 from tenzr.numpy_lib import any as reduce_any
 from tenzr.numpy_lib import conj, cumprod, cumsum, diag, linspace, logspace, nanmean, ravel, real, searchsorted
 
@@ -209,20 +211,24 @@ def ptp(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
     return reduce_max(a, axis, keepdims=keepdims) - reduce_min(a, axis, keepdims=keepdims)
 
 
-def nanvar(a: ArrayLike, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False) -> Array:
-    """The variance of the elements that are not NaN (NaN where fewer than ddof + 1)."""
+def nanvar(a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, ddof: int = 0, keepdims: bool = False,
+           where: Any = None) -> Array:
+    """The variance of the elements that are not NaN (and that `where` picks; NaN where
+    fewer than ddof + 1)."""
+    _no_out("nanvar", out)
     a = _float(a)
-    present = logical_not(isnan(a))
-    deviation = where(present, a - nanmean(a, axis, keepdims=True), 0)
+    present = logical_not(isnan(a)) if where is None else logical_and(logical_not(isnan(a)), where)
+    deviation = where_(present, a - nanmean(a, axis, keepdims=True, where=where), 0)
     count = sum(present, axis, dtype=real(a).dtype, keepdims=keepdims) - ddof
-    out = sum(deviation * conj(deviation), axis, keepdims=keepdims) / where(count > 0, count, np.nan)
-    out = real(out) if out.spec.is_complex else out
-    return out.astype(dtype) if dtype is not None else out
+    result = sum(deviation * conj(deviation), axis, keepdims=keepdims) / where_(count > 0, count, np.nan)
+    result = real(result) if result.spec.is_complex else result
+    return result.astype(dtype) if dtype is not None else result
 
 
-def nanstd(a: ArrayLike, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False) -> Array:
-    """The standard deviation of the elements that are not NaN."""
-    return sqrt(nanvar(a, axis, dtype, ddof, keepdims))
+def nanstd(a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, ddof: int = 0, keepdims: bool = False,
+           where: Any = None) -> Array:
+    """The standard deviation of the elements that are not NaN (and that `where` picks)."""
+    return sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where))
 
 
 def _nan_arg(a: ArrayLike, axis: int | None, keepdims: bool, largest: bool) -> Array:

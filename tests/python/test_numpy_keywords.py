@@ -1,6 +1,7 @@
-"""NumPy's and JAX's keywords and modes on tz.numpy functions, checked against JAX: take's
+"""NumPy's and JAX's keywords and modes on tz functions, checked against JAX: take's
 out-of-range modes, reductions' where= and initial=, descending sorts, index dtypes,
-rounding of integers. Many results come from one compiled program, to keep compiles few."""
+rounding of integers, x.at's modes and methods, np.pad's modes, nonzero and unique with
+size=, lstsq. Many results come from one compiled program, to keep compiles few."""
 
 from __future__ import annotations
 
@@ -80,6 +81,18 @@ def _cases(np_):
         ("pad constants per side", lambda x: np_.pad(x, ((1, 2), (3, 1)), constant_values=((1, -1), (5, 2)))),
         ("pad ints mean", lambda x: np_.pad(np_.nan_to_num(x * 3).astype(np.int32), 2, mode="mean")),
         ("pad ints edge", lambda x: np_.pad(np_.nan_to_num(x[0]).astype(np.int32), (3, 0), mode="edge")),
+        ("nonzero rows", lambda x: np_.nonzero(x > 1, size=5)[0]),
+        ("nonzero columns", lambda x: np_.nonzero(x > 1, size=5)[1]),
+        ("nonzero padded", lambda x: np_.nonzero(x > 1, size=14, fill_value=(-1, 7))[1]),
+        ("flatnonzero", lambda x: np_.flatnonzero(x, size=9)),
+        ("argwhere", lambda x: np_.argwhere(x < 1, size=7, fill_value=-2)),
+        ("unique", lambda x: np_.unique(x, size=12)),
+        ("unique fill", lambda x: np_.unique(x, size=12, fill_value=9.0)),
+        ("unique nan apart", lambda x: np_.unique(np_.concatenate([x.ravel(), x[0]]), size=14, equal_nan=False)),
+        ("unique index", lambda x: np_.unique(x, return_index=True, size=12)[1]),
+        ("unique inverse", lambda x: np_.unique(x, return_inverse=True, size=12)[1]),
+        ("unique counts", lambda x: np_.unique(x, return_counts=True, size=12)[1]),
+        ("unique counts cut", lambda x: np_.unique(np_.round(np_.nan_to_num(x)), return_counts=True, size=3)[1]),
     ]
 
 
@@ -133,6 +146,26 @@ def test_pad_gradients_match_jax():
     np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5)
 
 
+def test_lstsq_matches_jax_and_numpy():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(6, 3)), rng.normal(size=(6, 2))
+    singular = a.copy()
+    singular[:, 2] = a[:, 0] + a[:, 1]
+    cases = [(a, b), (a, b[:, 0]), (a.T, b[:3]), (singular, b)]
+    ours = tz.jit(lambda cases: [tz.linalg.lstsq(*c) for c in cases])(cases)
+    for (x, y), (solution, residuals, rank, s) in zip(cases, ours, strict=True):
+        ref = np.linalg.lstsq(x, y, rcond=None)
+        np.testing.assert_allclose(solution, ref[0], atol=1e-10)
+        assert rank == ref[2] and rank.dtype == np.int32
+        np.testing.assert_allclose(s, ref[3], rtol=1e-10, atol=1e-14)
+        columns = y.reshape(len(y), -1) - x @ ref[0].reshape(x.shape[1], -1)
+        np.testing.assert_allclose(residuals, np.sum(columns ** 2, axis=0), atol=1e-10)
+    ours = tz.grad(lambda a, b: tz.sum(tz.linalg.lstsq(a, b)[0] ** 2), (0, 1))(a, b)
+    theirs = jax.grad(lambda a, b: jnp.sum(jnp.linalg.lstsq(a, b)[0] ** 2), (0, 1))(a, b)
+    for g, j in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(g, j, rtol=1e-4, atol=1e-5)  # (JAX's is float32 unless x64 is on)
+
+
 def test_bad_keywords_are_clear_errors():
     x = np.ones((2, 3), np.float32)
     with pytest.raises(tz.TenzrError, match="mode must be one of"):
@@ -151,6 +184,11 @@ def test_bad_keywords_are_clear_errors():
         tz.jit(lambda x: tz.pad(x, ((1, 2, 3),)))(x)
     with pytest.raises(tz.TenzrError, match="must not be negative"):
         tz.jit(lambda x: tz.pad(x, -1, mode="edge"))(x)
+    for fn in (tz.nonzero, tz.argwhere, tz.flatnonzero, tz.unique):
+        with pytest.raises(tz.TenzrError, match="pass size="):
+            tz.jit(fn)(x)
+    with pytest.raises(tz.TenzrError, match="numpy_resid=True is not supported"):
+        tz.jit(lambda x: tz.linalg.lstsq(x, x, numpy_resid=True))(x)
 
 
 AT = np.array([0, 2, 0, 7, -1, -9, 2, 0])  # (repeats, out of range both ways)
