@@ -359,14 +359,28 @@ def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Arra
 # --------------------------------------------------------------------------- repeats
 
 
-def repeat(a: ArrayLike, repeats: Any, axis: int | None = None) -> Array:
-    """Each element repeated `repeats` times along `axis` (the flattened array when None)."""
+def repeat(a: ArrayLike, repeats: Any, axis: int | None = None, *, total_repeat_length: int | None = None) -> Array:
+    """Each element repeated `repeats` times along `axis` (the flattened array when None).
+    Traced repeats need JAX's `total_repeat_length`, the result's length: repeats beyond
+    it are dropped, and a shorter total repeats the last element up to it."""
     x = asarray(a)
     if axis is None:
         x, axis = ravel(x), 0
     (axis,) = _axes(axis, x.ndim)
-    counts = np.broadcast_to(np.asarray(repeats), (x.shape[axis],))
-    return take(x, np.repeat(np.arange(x.shape[axis]), counts), axis=axis)
+    n = x.shape[axis]
+    if not isinstance(repeats, Array):
+        counts = np.broadcast_to(np.asarray(repeats), (n,))
+        source = np.repeat(np.arange(n), counts)
+        if total_repeat_length is not None:  # (JAX's: cut, or the last element repeated)
+            source = source[:total_repeat_length]
+            source = np.concatenate([source, np.full(total_repeat_length - source.size, n - 1)])
+        return take(x, source, axis=axis, mode="promise_in_bounds")
+    if total_repeat_length is None:
+        raise TenzrError("repeat: traced repeats need total_repeat_length= (the result's length must be known while "
+                         "tracing, as in JAX)", user_location())
+    ends = cumsum(broadcast_to(repeats, (n,)))
+    source = searchsorted(ends, arange(total_repeat_length, dtype=ends.dtype), side="right")
+    return take(x, clip(source, 0, builtins.max(n - 1, 0)), axis=axis, mode="promise_in_bounds")
 
 
 def tile(A: ArrayLike, reps: Any) -> Array:

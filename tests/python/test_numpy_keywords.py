@@ -166,6 +166,19 @@ def test_lstsq_matches_jax_and_numpy():
         np.testing.assert_allclose(g, j, rtol=1e-4, atol=1e-5)  # (JAX's is float32 unless x64 is on)
 
 
+def test_repeat_with_traced_repeats_matches_jax():
+    x, repeats = FINITE[:2, :3], np.array([1, 0, 2])
+    ours = tz.jit(lambda x, r: [tz.repeat(x, r, axis=1, total_repeat_length=n) for n in (2, 3, 5)]
+                  + [tz.repeat(x, r[2], total_repeat_length=9), tz.repeat(x, repeats, axis=1, total_repeat_length=4)])(
+        x, repeats)
+    theirs = [jnp.repeat(x, repeats, axis=1, total_repeat_length=n) for n in (2, 3, 5)] + [
+        jnp.repeat(x, 2, total_repeat_length=9), jnp.repeat(x, repeats, axis=1, total_repeat_length=4)]
+    for o, t in zip(ours, theirs, strict=True):
+        np.testing.assert_array_equal(o, t)
+    with pytest.raises(tz.TenzrError, match="traced repeats need total_repeat_length="):
+        tz.jit(lambda x, r: tz.repeat(x, r))(x, repeats)
+
+
 def test_bad_keywords_are_clear_errors():
     x = np.ones((2, 3), np.float32)
     with pytest.raises(tz.TenzrError, match="mode must be one of"):
