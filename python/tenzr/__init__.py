@@ -13,7 +13,7 @@ import numpy as np
 
 from tenzr import distributed, errors, fft, lax, linalg, nn, random, scipy, tree, tree_util
 from tenzr.batching import vmap
-from tenzr.core import Array, ShapeDtype, ShapeDtypeStruct, array, device_get, device_put
+from tenzr.core import Array, ShapeDtype, ShapeDtypeStruct, array, block_until_ready, device_get, device_put
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.flags import config
 from tenzr.forward import custom_jvp, hessian, jacfwd, jacrev, jvp, linearize

@@ -520,6 +520,12 @@ def device_put(x: Any, device: Any = None) -> Any:
     return unflatten(tree, [leaf if isinstance(leaf, Array) else array(leaf) for leaf in leaves])
 
 
+def block_until_ready(x: Any) -> Any:
+    """JAX's `jax.block_until_ready`: x, once every array in it is computed (which, as
+    tenzr's programs return when their results are, is at once)."""
+    return x
+
+
 @api_boundary
 def device_get(x: Any) -> Any:
     """JAX's `jax.device_get`: the pytree `x` with every leaf a NumPy array."""
@@ -528,9 +534,16 @@ def device_get(x: Any) -> Any:
 
 
 class ConcreteArray(np.ndarray):
-    """What `tz.array` and `tz.asarray` give outside a trace: a NumPy array in every way,
-    except that indexing it with traced arrays (in a function traced later) reads it as a
-    traced constant, as a JAX array is read (`table[traced_indices]` of set-up data)."""
+    """What `tz.array` and `tz.asarray` give outside a trace, and what compiled programs
+    return on the CPU: a NumPy array in every way, with JAX's `x.at[...]` updates (run at
+    once, as eager calls are) and `block_until_ready()`; indexing it with traced arrays (in
+    a function traced later) reads it as a traced constant, as a JAX array is read
+    (`table[traced_indices]` of set-up data)."""
+
+    at: Any  # (tenzr.numpy_api binds it)
+
+    def block_until_ready(self) -> ConcreteArray:
+        return self  # (a program returns once its results are computed)
 
     def __getitem__(self, index: Any) -> Any:
         parts = index if isinstance(index, tuple) else (index,)

@@ -10,12 +10,14 @@ import builtins
 import math
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from tenzr.core import (
     Array,
+    ConcreteArray,
     api_boundary,
     array_shape,
     asarray,
@@ -1488,6 +1490,96 @@ class IndexUpdate:
         return positions, tuple(kept)
 
 
+class HostIndexUpdates:
+    """`x.at` of an array outside a trace (a `ConcreteArray`: what `tz.array` and compiled
+    programs return): the same methods as `IndexUpdates`, each run at once, as an eager
+    call (compiled once per index form and shapes). Integer index arrays are inputs of
+    that program, so new index values reuse it; boolean masks, and the index of `apply` and
+    `power`, are part of it."""
+
+    __slots__ = ("_x",)
+
+    def __init__(self, x: np.ndarray):
+        self._x = x
+
+    def __getitem__(self, index: Any) -> HostIndexUpdate:
+        return HostIndexUpdate(self._x, index)
+
+
+class HostIndexUpdate:
+    __slots__ = ("_index", "_x")
+
+    def __init__(self, x: np.ndarray, index: Any):
+        self._x, self._index = x, index
+
+    def __getattr__(self, how: str) -> Callable[..., Any]:
+        if how.startswith("_") or not callable(getattr(IndexUpdate, how, None)):
+            raise AttributeError(f"x.at[...] has no method '{how}'")
+        fixed = how in ("apply", "power")  # (their rounds are planned from the index's values)
+
+        def method(*args: Any, **keywords: Any) -> Any:
+            index = tuple(_host_entry(e, fixed) for e in self._index) if isinstance(self._index, tuple) \
+                else _host_entry(self._index, fixed)
+            return _host_update(np.asarray(self._x), index, how, args, tuple(sorted(keywords.items())))
+
+        return method
+
+
+def _update_at(x: Any, index: Any, how: str, args: tuple, keywords: tuple) -> Array:
+    """x.at[index].how(*args, **keywords), traced (see HostIndexUpdates)."""
+    if isinstance(index, tuple):
+        index = tuple(_as_entry(e) for e in index)
+    else:
+        index = _as_entry(index)
+    return getattr(IndexUpdate(asarray(x), index), how)(*args, **dict(keywords))
+
+
+_host_update = checked(_update_at, "x.at[...]")
+"""`_update_at` run eagerly when called outside a trace."""
+
+
+def _as_entry(entry: Any) -> Any:
+    return entry.array if isinstance(entry, _Fixed) else entry.slice if isinstance(entry, _Slice) else entry
+
+
+def _host_entry(entry: Any, fixed: bool) -> Any:
+    """An index entry as an eager call takes it: slices and NumPy's masks (and with `fixed`,
+    every index array) as hashable parts of the program, integer arrays as its inputs."""
+    if isinstance(entry, slice):
+        return _Slice(entry.start, entry.stop, entry.step)
+    if isinstance(entry, (list, np.ndarray)):
+        array = np.asarray(entry)
+        return _Fixed(array) if fixed or array.dtype == np.bool_ else array
+    return entry
+
+
+@dataclass(frozen=True)
+class _Slice:
+    start: Any
+    stop: Any
+    step: Any
+
+    @property
+    def slice(self) -> slice:
+        return slice(self.start, self.stop, self.step)
+
+
+class _Fixed:
+    """A NumPy array kept as a constant of an eager program: hashed and compared by value."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: np.ndarray):
+        self.array = array
+
+    def __hash__(self) -> int:
+        return hash((self.array.shape, self.array.dtype.str, self.array.tobytes()))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Fixed) and self.array.shape == other.array.shape and \
+            self.array.dtype == other.array.dtype and bool(np.array_equal(self.array, other.array))
+
+
 def _in_range_or(indices: Any, n: int, clamp: bool = False) -> Any:
     """Index array `indices` for a dimension of size n, with negative entries counted from
     the end and entries still out of range set to n (or with `clamp`, to the nearest end)."""
@@ -1775,4 +1867,5 @@ for _name, _method in _ARRAY_METHODS.items():
     setattr(Array, _name, api_boundary(checked(_method, f"Array.{_name}")))
 Array.T = property(api_boundary(lambda self: transpose(self)))  # type: ignore[assignment]
 Array.at = property(lambda self: IndexUpdates(self))
+ConcreteArray.at = property(lambda self: HostIndexUpdates(self))
 Array.mT = property(api_boundary(lambda self: swapaxes(self, -1, -2)))  # type: ignore[attr-defined]

@@ -379,8 +379,8 @@ def repeat(a: ArrayLike, repeats: Any, axis: int | None = None, *, total_repeat_
         raise TenzrError("repeat: traced repeats need total_repeat_length= (the result's length must be known while "
                          "tracing, as in JAX)", user_location())
     ends = cumsum(broadcast_to(repeats, (n,)))
-    source = searchsorted(ends, arange(total_repeat_length, dtype=ends.dtype), side="right")
-    return take(x, clip(source, 0, builtins.max(n - 1, 0)), axis=axis, mode="promise_in_bounds")
+    sources = searchsorted(ends, arange(total_repeat_length, dtype=ends.dtype), side="right")
+    return take(x, clip(sources, 0, builtins.max(n - 1, 0)), axis=axis, mode="promise_in_bounds")
 
 
 def tile(A: ArrayLike, reps: Any) -> Array:

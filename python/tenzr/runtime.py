@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 import iree.runtime as rt
 import numpy as np
 
-from tenzr.core import OnDevice
+from tenzr.core import ConcreteArray, OnDevice
 from tenzr.dialect.diagnostics import TenzrError, warn
 from tenzr.dialect.types import ELEMENT_TYPES, TensorSpec, element_type_of, numpy_dtype
 from tenzr.passes.tenzr_mark_in_place import INPUTS_REFLECTION
@@ -447,7 +447,7 @@ class Program:
         fn, reflection = self.function(name)
         # np.ascontiguousarray would turn rank-0 arrays into rank 1; np.require also turns NumPy
         # scalars into arrays. (A DeviceArray stays one for a program on its device.)
-        inputs: list[Any] = [a if (type(a) is np.ndarray and a.flags.c_contiguous)
+        inputs: list[Any] = [a if (type(a) in _PLAIN_ARRAYS and a.flags.c_contiguous)
                              or (self._staged and isinstance(a, DeviceArray)) else np.require(a, requirements="C")
                              for a in arrays]
         try:
@@ -660,15 +660,20 @@ class _ResultMemory:
         return self.array.__array_interface__
 
 
-def _result_array(view: rt.HalBufferView) -> np.ndarray:
+def _result_array(view: rt.HalBufferView) -> ConcreteArray:
     """A result mapped from device memory, based on a memoryview of IREE's array (which the
-    memoryview keeps alive, and with it the mapping: see `_ResultMemory`)."""
+    memoryview keeps alive, and with it the mapping: see `_ResultMemory`); a ConcreteArray,
+    so that JAX's array methods (`x.at`, `block_until_ready`) work on it."""
     mapped = view.map().asarray(tuple(view.shape), _dtype_of(view.element_type))
     try:
-        return np.asarray(memoryview(mapped))
+        return np.asarray(memoryview(mapped)).view(ConcreteArray)
     except ValueError:  # a dtype the buffer protocol cannot spell (ml_dtypes' bfloat16, float8)
         # (the array interface spells it as raw bytes)
-        return np.asarray(_ResultMemory(mapped)).view(mapped.dtype)
+        return np.asarray(_ResultMemory(mapped)).view(mapped.dtype).view(ConcreteArray)
+
+
+_PLAIN_ARRAYS = (np.ndarray, ConcreteArray)
+"""Array types a program reads as they are (others, np.matrix say, become ndarrays first)."""
 
 
 @functools.cache

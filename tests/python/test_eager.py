@@ -112,3 +112,24 @@ def test_asarray_outside_a_trace_can_be_indexed_by_traced_indices():
     i, x = np.array([1, 3, 3]), np.array([1.0, 2.0, 0.5])
     np.testing.assert_array_equal(tz.grad(lambda i, x: (table[i] * x).sum(), 1)(i, x), [1.0, 9.0, 9.0])
     np.testing.assert_array_equal(tz.jit(lambda k: table[k, None] * 2)(np.int32(4)), [32.0])
+
+
+def test_results_outside_a_trace_take_jaxs_at_updates_and_block_until_ready():
+    x = tz.zeros(5)
+    y = x.at[2].set(1.0).at[np.array([0, 7, 2])].add(3.0)  # (7 is out of range: dropped, as in JAX)
+    np.testing.assert_array_equal(y, [3.0, 0.0, 4.0, 0.0, 0.0])
+    assert y.dtype == np.float32
+    w = y.at[1:4].multiply(2.0).at[y > 3].apply(lambda v: -v)  # (a NumPy mask: part of the program)
+    np.testing.assert_array_equal(w, [3.0, 0.0, -8.0, 0.0, 0.0])
+    np.testing.assert_array_equal(w.at[np.array([0, 0])].power(2.0), [81.0, 0.0, -8.0, 0.0, 0.0])
+    assert np.isnan(w.at[np.array([9])].get(mode="fill")).all()
+    compiles = STATS.compiles + STATS.disk_hits
+    for i in range(3):  # new index values reuse the program
+        w = w.at[np.array([i])].add(1.0)
+    assert STATS.compiles + STATS.disk_hits <= compiles + 1
+    np.testing.assert_array_equal(w, [4.0, 1.0, -7.0, 0.0, 0.0])
+    out = tz.jit(lambda a: a * 2)(X).block_until_ready()
+    np.testing.assert_array_equal(out.at[0, 1].set(-1.0), np.where(np.arange(6).reshape(2, 3) == 1, -1.0, X * 2))
+    assert tz.block_until_ready({"a": out})["a"] is out
+    with pytest.raises(AttributeError, match="has no method 'bogus'"):
+        out.at[0].bogus(1.0)
