@@ -48,6 +48,9 @@ def function_to_derive(module: ir.Operation, name: str, new_name: str,
                        pass_name: str) -> tuple[dict[str, ir.Operation], ir.Operation]:
     """(the module's functions, `@name`), checked: it exists, has a body, and `@new_name`
     (the function a transformation adds) does not exist yet."""
+    from tenzr.passes.tenzr_expand_lapack import expand_lapack  # (a pass: it imports what imports this)
+
+    expand_lapack(module)  # (JAX's LAPACK calls become loops, which transformations take as any other)
     funcs = functions(module)
     if name not in funcs:
         known = ", ".join(f"@{n}" for n in funcs) or "none"
@@ -58,6 +61,13 @@ def function_to_derive(module: ir.Operation, name: str, new_name: str,
     if not f.regions[0].blocks:
         raise TenzrError(f"{pass_name}: '@{name}' is external (it has no body)", f.location)
     return funcs, f
+
+
+def op_title(op: ir.Operation) -> str:
+    """How errors name an op: 'name' op, with a custom call's target."""
+    if op.name.endswith("custom_call") and "call_target_name" in op.attributes:
+        return f"'{op.name}' op @{ir.StringAttr(op.attributes['call_target_name']).value}"
+    return f"'{op.name}' op"
 
 
 def require_specs(decoded: Op, pass_name: str) -> None:

@@ -39,6 +39,7 @@ from tenzr.passes.regions import (
     function_to_derive,
     function_type,
     name_of,
+    op_title,
     replace_body_with_call,
     require_specs,
     set_results,
@@ -211,7 +212,7 @@ class Sweep(RegionDriver):
             raise TenzrError(f"'{op.name}' op has no gradient rule (tenzr-grad differentiates control flow written "
                              "as tenzr.while or tenzr.case, or StableHLO's while, case and if), but it lies on a "
                              "differentiated path", op.location)
-        raise TenzrError(f"'{op.name}' op has no gradient rule, but it lies on a differentiated path", op.location)
+        raise TenzrError(f"{op_title(op)} has no gradient rule, but it lies on a differentiated path", op.location)
 
     # --- the region API (with RegionDriver's)
 

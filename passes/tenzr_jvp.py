@@ -36,6 +36,7 @@ from tenzr.passes.regions import (
     function_type,
     has_uses,
     name_of,
+    op_title,
     replace_body_with_call,
     require_specs,
     set_results,
@@ -117,7 +118,7 @@ class Push(RegionDriver):
                                  "tenzr.while or tenzr.case, or StableHLO's while, case and if), but it lies on a "
                                  "differentiated path", op.location)
             else:
-                raise TenzrError(f"'{op.name}' op has no JVP rule, but it lies on a differentiated path", op.location)
+                raise TenzrError(f"{op_title(op)} has no JVP rule, but it lies on a differentiated path", op.location)
         if len(outs) != len(op.results):
             raise TenzrError(f"internal error: the JVP rule of '{op.name}' returned {len(outs)} tangents for "
                              f"{len(op.results)} results", op.location)

@@ -24,6 +24,17 @@ func.func @no_rule(%x: tensor<2xf32>) -> tensor<f32> {
 
 // -----
 
+// A custom call is named with its target (tenzr-expand-lapack takes JAX's real LAPACK calls, not complex ones).
+func.func @no_rule_for_complex_lapack(%a: tensor<2x2xcomplex<f32>>) -> tensor<f32> {
+  // expected-error@+1 {{'stablehlo.custom_call' op @lapack_cpotrf_ffi has no gradient rule, but it lies on a differentiated path}}
+  %0:2 = stablehlo.custom_call @lapack_cpotrf_ffi(%a) {mhlo.backend_config = {uplo = 76 : ui8}} : (tensor<2x2xcomplex<f32>>) -> (tensor<2x2xcomplex<f32>>, tensor<i32>)
+  %1 = stablehlo.real %0#0 : (tensor<2x2xcomplex<f32>>) -> tensor<2x2xf32>
+  %2 = "tenzr.reduce_sum"(%1) : (tensor<2x2xf32>) -> tensor<f32>
+  return %2 : tensor<f32>
+}
+
+// -----
+
 // expected-error@+1 {{'@ints' has no floating-point argument to differentiate}}
 func.func @ints(%x: tensor<2xi32>) -> tensor<f32> {
   %0 = "tenzr.convert"(%x) : (tensor<2xi32>) -> tensor<2xf32>

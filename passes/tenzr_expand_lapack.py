@@ -1,0 +1,171 @@
+"""`tenzr-expand-lapack`: JAX's LAPACK calls on the CPU, as JAX exports them
+(`stablehlo.custom_call @lapack_spotrf_ffi`, `@lapack_dtrsm_ffi`, ...: Cholesky
+factorizations and triangular solves, from `jnp.linalg.cholesky`, `cho_solve`,
+`solve_triangular` and the like), as StableHLO loops. IREE has no LAPACK, and tenzr-grad,
+tenzr-jvp and tenzr-batch differentiate and batch the loops as any other (they run this
+expansion first).
+
+- potrf (A = L Lᵀ, real): one column of L per iteration, L[:, j] = (A[:, j] - L L[j, :]ᵀ)
+  / sqrt(that at j), below the diagonal. Its `info` is 0, or 1 where a pivot is not
+  positive (or NaN): JAX then gives NaNs, as LAPACK's caller does. uplo=U factors the
+  upper triangle (A = Uᵀ U).
+- trsm (op(A) X = B, or X op(A) = B with side=R; real): the equivalent left solve with a
+  lower or upper triangular matrix, one row of X per iteration, reading only A's triangle
+  (and ones for its diagonal with diag=U).
+
+Leading dimensions are batch dimensions. Complex calls stay as they are (tenzr-grad then
+says it has no rule for them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from tenzr.dialect.context import ops_named, replace_op
+from tenzr.dialect.ir_imports import Value, ir
+from tenzr.dialect.types import TensorSpec
+from tenzr.passes import stablehlo as sh
+from tenzr.passes.registry import Pass, register
+
+_TARGET = re.compile(r"lapack_([sd])(potrf|trsm)_ffi")
+_LOWER, _RIGHT, _NO_TRANSPOSE, _UNIT = ord("L"), ord("R"), ord("N"), ord("U")
+
+
+def expand_lapack(module: ir.Operation) -> None:
+    """Rewrites every real potrf and trsm call of JAX's in `module` (see the module doc)."""
+    for op in ops_named(module, {"stablehlo.custom_call"}):
+        match = _TARGET.fullmatch(ir.StringAttr(op.attributes["call_target_name"]).value)
+        if match is None:
+            continue
+        config = _backend_config(op)
+        with op.location, ir.InsertionPoint(op):
+            if match.group(2) == "potrf":
+                factor = _cholesky(op.operands[0], lower=config.get("uplo", _LOWER) == _LOWER)
+                replace_op(op, [factor, _failures(factor, sh.spec(op.results[1]))])
+            else:
+                a, b = op.operands
+                replace_op(op, [_triangular_solve(a, b, config)])
+
+
+def _backend_config(op: ir.Operation) -> dict[str, int]:
+    if "mhlo.backend_config" not in op.attributes:
+        return {}
+    return {named.name: ir.IntegerAttr(named.attr).value for named in ir.DictAttr(op.attributes["mhlo.backend_config"])
+            if isinstance(named.attr, ir.IntegerAttr)}
+
+
+def _swap_last(x: Value) -> Value:
+    rank = sh.spec(x).rank
+    return sh.transpose(x, [*range(rank - 2), rank - 1, rank - 2])
+
+
+def _index(spec: TensorSpec, dimension: int) -> Value:
+    """The position along `dimension` of each element of a tensor of `spec`, as int32."""
+    return sh.iota(spec.with_dtype("i32"), dimension)
+
+
+def _scalar(value: Value, like: TensorSpec) -> Value:
+    """A 0-d int32 loop counter broadcast to `like`'s shape."""
+    return sh.broadcast_in_dim(value, like.shape, [])
+
+
+def _loop(count: int, carried: list[Value], step: Callable[[Value, list[Value]], list[Value]]) -> list[Value]:
+    """`for t in range(count): carried = step(t, carried)`, t a 0-d int32; the carried
+    values come back."""
+    counter = TensorSpec((), "i32")
+    start = sh.constant(0, counter)
+
+    def condition(values: list[Value]) -> Value:
+        return sh.compare(values[0], sh.constant(count, counter), "LT")
+
+    def body(values: list[Value]) -> list[Value]:
+        t = values[0]
+        return [sh.add(t, sh.constant(1, counter)), *step(t, values[1:])]
+
+    return sh.while_loop([start, *carried], condition, body)[1:]
+
+
+def _cholesky(a: Value, lower: bool) -> Value:
+    """L with A = L Lᵀ from A's lower triangle (with `lower`; else Lᵀ from its upper)."""
+    if not lower:
+        return _swap_last(_cholesky(_swap_last(a), True))
+    s = sh.spec(a)
+    n, batch = s.shape[-1], s.shape[:-2]
+    rank = s.rank
+    dims = list(range(len(batch)))
+    column_spec = s.with_shape((*batch, n, 1))
+
+    def step(j: Value, values: list[Value]) -> list[Value]:
+        a, factor = values
+        zero = sh.constant(0, TensorSpec((), "i32"))  # (made inside the loop: IREE is surest of loops without captures)
+        row = sh.dynamic_slice(factor, [*([zero] * len(batch)), j, zero], (*batch, 1, n))
+        done = sh.dot_general(factor, row, (dims, dims), ((rank - 1,), (rank - 1,)))  # L L[j, :]ᵀ: [..., n, 1]
+        rest = sh.subtract(sh.dynamic_slice(a, [*([zero] * len(batch)), zero, j], (*batch, n, 1)), done)
+        pivot = sh.dynamic_slice(rest, [*([zero] * len(batch)), j, zero], (*batch, 1, 1))
+        scaled = sh.divide(rest, sh.broadcast_in_dim(sh.sqrt(pivot), column_spec.shape, range(rank)))
+        below = sh.compare(_index(column_spec, rank - 2), _scalar(j, column_spec.with_dtype("i32")), "GE")
+        column = sh.select(below, scaled, sh.zeros(column_spec))
+        return [a, sh.dynamic_update_slice(factor, column, [*([zero] * len(batch)), zero, j])]
+
+    return _loop(n, [a, sh.zeros(s)], step)[1]
+
+
+def _failures(factor: Value, info: TensorSpec) -> Value:
+    """potrf's info: 1 where a diagonal entry of the factor is not positive (NaN included)."""
+    s = sh.spec(factor)
+    on_diagonal = sh.compare(_index(s, s.rank - 2), _index(s, s.rank - 1), "EQ")
+    good = sh.or_(sh.compare(factor, sh.zeros(s), "GT"), sh.not_(on_diagonal))
+    all_good = sh.reduce(sh.convert(good, "i32"), 1, [s.rank - 2, s.rank - 1], "min")
+    return sh.convert(sh.subtract(sh.constant(1, sh.spec(all_good)), all_good), info.dtype)
+
+
+def _triangular_solve(a: Value, b: Value, config: dict[str, int]) -> Value:
+    """trsm: X with op(A) X = B (side L) or X op(A) = B (side R), A triangular."""
+    right = config.get("side", _LOWER) == _RIGHT
+    transposed = (config.get("trans_x", _NO_TRANSPOSE) != _NO_TRANSPOSE) != right
+    lower = (config.get("uplo", _LOWER) == _LOWER) != transposed
+    m = a if not transposed else _swap_last(a)
+    rhs = _swap_last(b) if right else b
+    x = _solve_left(m, rhs, lower, unit=config.get("diag", ord("N")) == _UNIT)
+    return _swap_last(x) if right else x
+
+
+def _solve_left(a: Value, b: Value, lower: bool, unit: bool) -> Value:
+    """X with A X = B, A [..., n, n] lower (or upper) triangular: only that triangle is
+    read, and ones for its diagonal when `unit`."""
+    sa, sb = sh.spec(a), sh.spec(b)
+    n, k, batch = sa.shape[-1], sb.shape[-1], sb.shape[:-2]
+    rank = sa.rank
+    strict = sh.select(sh.compare(_index(sa, rank - 2), _index(sa, rank - 1), "GT" if lower else "LT"), a,
+                       sh.zeros(sa))
+    dims = list(range(len(batch)))
+
+    def step(t: Value, values: list[Value]) -> list[Value]:
+        strict, full, rhs, x = values
+        zero = sh.constant(0, TensorSpec((), "i32"))
+        i = t if lower else sh.subtract(sh.constant(n - 1, TensorSpec((), "i32")), t)
+        row = sh.dynamic_slice(strict, [*([zero] * len(batch)), i, zero], (*batch, 1, n))
+        known = sh.dot_general(row, x, (dims, dims), ((rank - 1,), (rank - 2,)))  # [..., 1, k]
+        target = sh.dynamic_slice(rhs, [*([zero] * len(batch)), i, zero], (*batch, 1, k))
+        solved = sh.subtract(target, known)
+        if not unit:
+            pivot = sh.dynamic_slice(full, [*([zero] * len(batch)), i, i], (*batch, 1, 1))
+            solved = sh.divide(solved, sh.broadcast_in_dim(pivot, (*batch, 1, k), range(rank)))
+        return [strict, full, rhs, sh.dynamic_update_slice(x, solved, [*([zero] * len(batch)), i, zero])]
+
+    return _loop(n, [strict, a, b, sh.zeros(sb)], step)[3]
+
+
+@register
+@dataclass
+class TenzrExpandLapack(Pass):
+    flag: ClassVar[str] = "tenzr-expand-lapack"
+    summary: ClassVar[str] = ("Rewrite JAX's LAPACK calls (stablehlo.custom_call @lapack_?potrf_ffi, "
+                              "@lapack_?trsm_ffi: Cholesky factorizations and triangular solves, real) as StableHLO "
+                              "loops, which IREE compiles and tenzr-grad differentiates.")
+
+    def run(self, module: ir.Operation) -> None:
+        expand_lapack(module)

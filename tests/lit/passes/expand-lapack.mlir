@@ -1,0 +1,67 @@
+// tenzr-expand-lapack: JAX's LAPACK calls on the CPU (as `jax.jit(f).lower(...)` exports
+// jnp.linalg.cholesky and solve_triangular) become StableHLO loops, which IREE compiles
+// and tenzr-grad differentiates. potrf: one column of L per iteration, and info = 1 where a
+// diagonal entry is not positive; trsm: one row of X per iteration, from A's strict
+// triangle, divided by A's diagonal. Complex calls stay.
+// RUN: tenzr-opt %s --tenzr-expand-lapack | filecheck %s
+
+// CHECK-LABEL: func.func @cholesky
+// CHECK-NOT: custom_call
+// CHECK: %[[LOOP:.*]]:3 = stablehlo.while(%[[J:.*]] = %{{.*}}, %[[A:.*]] = %arg0, %[[L:.*]] = %{{.*}})
+// CHECK: %[[ROW:.*]] = stablehlo.dynamic_slice %[[L]], %[[J]], %{{.*}}, sizes = [1, 3]
+// CHECK: %[[DONE:.*]] = stablehlo.dot_general %[[L]], %[[ROW]], contracting_dims = [1] x [1]
+// CHECK: %[[COLUMN:.*]] = stablehlo.dynamic_slice %[[A]], %{{.*}}, %[[J]], sizes = [3, 1]
+// CHECK: %[[REST:.*]] = stablehlo.subtract %[[COLUMN]], %[[DONE]]
+// CHECK: %[[PIVOT:.*]] = stablehlo.dynamic_slice %[[REST]], %[[J]], %{{.*}}, sizes = [1, 1]
+// CHECK: stablehlo.sqrt %[[PIVOT]]
+// CHECK: stablehlo.compare GE
+// CHECK: %[[NEW:.*]] = stablehlo.dynamic_update_slice %[[L]], %{{.*}}, %{{.*}}, %[[J]]
+// CHECK: stablehlo.return %{{.*}}, %[[A]], %[[NEW]]
+// CHECK: %[[POSITIVE:.*]] = stablehlo.compare GT, %[[LOOP]]#2
+// CHECK: stablehlo.reduce(%{{.*}} init: %{{.*}}) applies stablehlo.minimum across dimensions = [0, 1]
+// CHECK: %[[INFO:.*]] = stablehlo.subtract
+// CHECK: return %[[LOOP]]#2, %[[INFO]]
+func.func @cholesky(%a: tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<i32>) {
+  %0:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {mhlo.backend_config = {uplo = 76 : ui8}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<> : tensor<0xindex>]} : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<i32>)
+  return %0#0, %0#1 : tensor<3x3xf32>, tensor<i32>
+}
+
+// CHECK-LABEL: func.func @solve_lower
+// CHECK-NOT: custom_call
+// CHECK: %[[BELOW:.*]] = stablehlo.compare GT, %{{.*}}, %{{.*}}, SIGNED : (tensor<3x3xi32>, tensor<3x3xi32>)
+// CHECK: %[[STRICT:.*]] = stablehlo.select %[[BELOW]], %arg0, %{{.*}}
+// CHECK: %[[LOOP:.*]]:5 = stablehlo.while(%[[T:.*]] = %{{.*}}, %[[S:.*]] = %[[STRICT]], %[[FULL:.*]] = %arg0, %[[B:.*]] = %arg1, %[[X:.*]] = %{{.*}})
+// CHECK: %[[ROW:.*]] = stablehlo.dynamic_slice %[[S]], %[[T]], %{{.*}}, sizes = [1, 3]
+// CHECK: %[[KNOWN:.*]] = stablehlo.dot_general %[[ROW]], %[[X]], contracting_dims = [1] x [0]
+// CHECK: %[[TARGET:.*]] = stablehlo.dynamic_slice %[[B]], %[[T]], %{{.*}}, sizes = [1, 2]
+// CHECK: %[[LEFT:.*]] = stablehlo.subtract %[[TARGET]], %[[KNOWN]]
+// CHECK: %[[PIVOT:.*]] = stablehlo.dynamic_slice %[[FULL]], %[[T]], %[[T]], sizes = [1, 1]
+// CHECK: stablehlo.divide %[[LEFT]]
+// CHECK: stablehlo.dynamic_update_slice %[[X]], %{{.*}}, %[[T]], %{{.*}}
+// CHECK: return %[[LOOP]]#4
+func.func @solve_lower(%a: tensor<3x3xf64>, %b: tensor<3x2xf64>) -> tensor<3x2xf64> {
+  %0 = stablehlo.custom_call @lapack_dtrsm_ffi(%a, %b) {mhlo.backend_config = {diag = 78 : ui8, side = 76 : ui8, trans_x = 78 : ui8, uplo = 76 : ui8}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 1, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>]} : (tensor<3x3xf64>, tensor<3x2xf64>) -> tensor<3x2xf64>
+  return %0 : tensor<3x2xf64>
+}
+
+// A transposed lower solve from the right with a unit diagonal: X Lᵀ = B is L Xᵀ = Bᵀ,
+// rows from the first; nothing divides.
+// CHECK-LABEL: func.func @solve_right_transposed_unit
+// CHECK: %[[BT:.*]] = stablehlo.transpose %arg1, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+// CHECK: stablehlo.compare GT
+// CHECK: %[[LOOP:.*]]:5 = stablehlo.while
+// CHECK-NOT: stablehlo.divide
+// CHECK: stablehlo.return
+// CHECK: %[[X:.*]] = stablehlo.transpose %[[LOOP]]#4, dims = [1, 0] : (tensor<3x2xf32>) -> tensor<2x3xf32>
+// CHECK: return %[[X]]
+func.func @solve_right_transposed_unit(%a: tensor<3x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = stablehlo.custom_call @lapack_strsm_ffi(%a, %b) {mhlo.backend_config = {diag = 85 : ui8, side = 82 : ui8, trans_x = 84 : ui8, uplo = 76 : ui8}} : (tensor<3x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @complex_stays
+// CHECK: stablehlo.custom_call @lapack_cpotrf_ffi
+func.func @complex_stays(%a: tensor<2x2xcomplex<f32>>) -> (tensor<2x2xcomplex<f32>>, tensor<i32>) {
+  %0:2 = stablehlo.custom_call @lapack_cpotrf_ffi(%a) {mhlo.backend_config = {uplo = 76 : ui8}} : (tensor<2x2xcomplex<f32>>) -> (tensor<2x2xcomplex<f32>>, tensor<i32>)
+  return %0#0, %0#1 : tensor<2x2xcomplex<f32>>, tensor<i32>
+}
