@@ -1,7 +1,8 @@
 """`tenzr-expand-lapack`: JAX's LAPACK calls on the CPU, as JAX exports them
-(`stablehlo.custom_call @lapack_spotrf_ffi`, `@lapack_dtrsm_ffi`, ...: Cholesky
-factorizations and triangular solves, from `jnp.linalg.cholesky`, `cho_solve`,
-`solve_triangular` and the like), as StableHLO loops. IREE has no LAPACK, and tenzr-grad,
+(`stablehlo.custom_call @lapack_spotrf_ffi`, `@lapack_dgetrf_ffi`, `@lapack_dtrsm_ffi`,
+...: Cholesky and LU factorizations and triangular solves, from `jnp.linalg.cholesky`,
+`solve`, `inv`, `slogdet`, `cho_solve`, `lu_factor`, `solve_triangular` and the like), as
+StableHLO loops. IREE has no LAPACK, and tenzr-grad,
 tenzr-jvp and tenzr-batch differentiate and batch the loops as any other (they run this
 expansion first).
 
@@ -9,6 +10,9 @@ expansion first).
   / sqrt(that at j), below the diagonal. Its `info` is 0, or 1 where a pivot is not
   positive (or NaN): JAX then gives NaNs, as LAPACK's caller does. uplo=U factors the
   upper triangle (A = Uᵀ U).
+- getrf (square, real): Gaussian elimination with partial pivoting, one column per
+  iteration, LAPACK's results: L and U packed, the 1-based pivot rows, and `info`, the
+  first zero pivot's column (1-based) or 0.
 - trsm (op(A) X = B, or X op(A) = B with side=R; real): the equivalent left solve with a
   lower or upper triangular matrix, one row of X per iteration, reading only A's triangle
   (and ones for its diagonal with diag=U).
@@ -30,7 +34,7 @@ from tenzr.dialect.types import TensorSpec
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import Pass, register
 
-_TARGET = re.compile(r"lapack_([sd])(potrf|trsm)_ffi")
+_TARGET = re.compile(r"lapack_([sd])(potrf|trsm|getrf)_ffi")
 _LOWER, _RIGHT, _NO_TRANSPOSE, _UNIT = ord("L"), ord("R"), ord("N"), ord("U")
 
 
@@ -45,6 +49,11 @@ def expand_lapack(module: ir.Operation) -> None:
             if match.group(2) == "potrf":
                 factor = _cholesky(op.operands[0], lower=config.get("uplo", _LOWER) == _LOWER)
                 replace_op(op, [factor, _failures(factor, sh.spec(op.results[1]))])
+            elif match.group(2) == "getrf":
+                shape = sh.spec(op.operands[0]).shape
+                if shape[-1] != shape[-2]:
+                    continue  # (rectangular LU is not taken: the call stays)
+                replace_op(op, list(_lu(op.operands[0])))
             else:
                 a, b = op.operands
                 replace_op(op, [_triangular_solve(a, b, config)])
@@ -113,6 +122,61 @@ def _cholesky(a: Value, lower: bool) -> Value:
     return _loop(n, [a, sh.zeros(s)], step)[1]
 
 
+def _lu(a: Value) -> tuple[Value, Value, Value]:
+    """getrf of a square A: (L and U packed in one matrix, L's unit diagonal left out; the
+    row swapped with each row, counted from 1; info, the first column whose pivot is 0,
+    counted from 1, or 0), by Gaussian elimination with partial pivoting (the first of the
+    largest |A[i, j]|, i >= j), one column per iteration. Each batch element picks its own
+    pivot rows, so rows move by selects, not slices."""
+    s = sh.spec(a)
+    n, batch, rank = s.shape[-1], s.shape[:-2], s.rank
+    pivots_spec = TensorSpec((*batch, n), "i32")
+
+    def step(j: Value, values: list[Value]) -> list[Value]:
+        a, pivots = values
+        rows, columns = _index(s, rank - 2), _index(s, rank - 1)
+        here = _scalar(j, s.with_dtype("i32"))
+        in_column = sh.compare(columns, here, "EQ")
+        column = sh.reduce(sh.select(in_column, a, sh.zeros(s)), 0, [rank - 1], "add")  # A[:, j]: [..., n]
+        row_index = _index(pivots_spec, rank - 2)
+        below_or_at = sh.compare(row_index, _scalar(j, pivots_spec), "GE")
+        candidates = sh.select(below_or_at, sh.abs_(column), sh.full(sh.spec(column), -1))
+        largest = sh.broadcast_in_dim(sh.reduce(candidates, float("-inf"), [rank - 2], "max"), pivots_spec.shape,
+                                      range(rank - 2))
+        first = sh.select(sh.compare(candidates, largest, "EQ"), row_index, sh.full(pivots_spec, n))
+        p = sh.reduce(first, n, [rank - 2], "min")  # the pivot row: [...]
+        is_j, is_p = sh.compare(rows, here, "EQ"), sh.compare(rows, sh.broadcast_in_dim(p, s.shape, range(rank - 2)),
+                                                              "EQ")
+        across = [*range(rank - 2), rank - 1]  # (a row [..., n] spread over the rows)
+        row_j = sh.broadcast_in_dim(sh.reduce(sh.select(is_j, a, sh.zeros(s)), 0, [rank - 2], "add"), s.shape, across)
+        row_p = sh.broadcast_in_dim(sh.reduce(sh.select(is_p, a, sh.zeros(s)), 0, [rank - 2], "add"), s.shape, across)
+        a = sh.select(is_j, row_p, sh.select(is_p, row_j, a))  # (rows j and p swapped)
+        down = list(range(rank - 1))  # (a column [..., n] spread over the columns)
+        column = sh.broadcast_in_dim(sh.reduce(sh.select(in_column, a, sh.zeros(s)), 0, [rank - 1], "add"), s.shape,
+                                     down)
+        pivot = sh.select(sh.and_(is_j, in_column), a, sh.zeros(s))  # A[j, j] after the swap, alone
+        pivot = sh.broadcast_in_dim(sh.reduce(pivot, 0, [rank - 2, rank - 1], "add"), s.shape, range(rank - 2))
+        zero_pivot = sh.compare(pivot, sh.zeros(s), "EQ")
+        below = sh.compare(rows, here, "GT")
+        multipliers = sh.select(sh.and_(below, sh.not_(zero_pivot)),
+                                sh.divide(column, sh.select(zero_pivot, sh.full(s, 1), pivot)), sh.zeros(s))
+        update = sh.multiply(multipliers, row_p)  # l[i] U[j, k]
+        a = sh.subtract(a, sh.select(sh.compare(columns, here, "GT"), update, sh.zeros(s)))
+        a = sh.select(sh.and_(below, in_column), multipliers, a)
+        at_j = sh.compare(row_index, _scalar(j, pivots_spec), "EQ")
+        pivots = sh.select(at_j, sh.broadcast_in_dim(sh.add(p, sh.full(sh.spec(p), 1)), pivots_spec.shape,
+                                                     range(rank - 2)), pivots)
+        return [a, pivots]
+
+    packed, pivots = _loop(n, [a, sh.zeros(pivots_spec)], step)
+    diagonal = sh.compare(_index(s, rank - 2), _index(s, rank - 1), "EQ")
+    zeros = sh.and_(diagonal, sh.compare(packed, sh.zeros(s), "EQ"))
+    first = sh.reduce(sh.select(zeros, sh.add(_index(s, rank - 1), sh.full(s.with_dtype("i32"), 1)),
+                                sh.full(s.with_dtype("i32"), n + 1)), n + 1, [rank - 2, rank - 1], "min")
+    info = sh.select(sh.compare(first, sh.full(sh.spec(first), n + 1), "EQ"), sh.zeros(sh.spec(first)), first)
+    return packed, pivots, info
+
+
 def _failures(factor: Value, info: TensorSpec) -> Value:
     """potrf's info: 1 where a diagonal entry of the factor is not positive (NaN included)."""
     s = sh.spec(factor)
@@ -164,8 +228,8 @@ def _solve_left(a: Value, b: Value, lower: bool, unit: bool) -> Value:
 class TenzrExpandLapack(Pass):
     flag: ClassVar[str] = "tenzr-expand-lapack"
     summary: ClassVar[str] = ("Rewrite JAX's LAPACK calls (stablehlo.custom_call @lapack_?potrf_ffi, "
-                              "@lapack_?trsm_ffi: Cholesky factorizations and triangular solves, real) as StableHLO "
-                              "loops, which IREE compiles and tenzr-grad differentiates.")
+                              "@lapack_?getrf_ffi, @lapack_?trsm_ffi: Cholesky and LU factorizations and triangular "
+                              "solves, real) as StableHLO loops, which IREE compiles and tenzr-grad differentiates.")
 
     def run(self, module: ir.Operation) -> None:
         expand_lapack(module)

@@ -65,3 +65,35 @@ func.func @complex_stays(%a: tensor<2x2xcomplex<f32>>) -> (tensor<2x2xcomplex<f3
   %0:2 = stablehlo.custom_call @lapack_cpotrf_ffi(%a) {mhlo.backend_config = {uplo = 76 : ui8}} : (tensor<2x2xcomplex<f32>>) -> (tensor<2x2xcomplex<f32>>, tensor<i32>)
   return %0#0, %0#1 : tensor<2x2xcomplex<f32>>, tensor<i32>
 }
+
+// LU with partial pivoting: per column, the first largest |A[i, j]| at or below the
+// diagonal picks the pivot row, rows j and p trade places by selects (each batch element
+// may pick its own), multipliers below the pivot (none where it is 0), and the pivot rows
+// counted from 1; info, the first zero pivot's column (from 1), or 0.
+// CHECK-LABEL: func.func @lu
+// CHECK-NOT: custom_call
+// CHECK: %[[LOOP:.*]]:3 = stablehlo.while(%[[J:.*]] = %{{.*}}, %[[A:.*]] = %arg0, %[[PIVOTS:.*]] = %{{.*}}) : tensor<i32>, tensor<3x3xf32>, tensor<3xi32>
+// CHECK: %[[MAGNITUDE:.*]] = stablehlo.abs
+// CHECK: %[[LARGEST:.*]] = stablehlo.reduce(%{{.*}} init: %{{.*}}) applies stablehlo.maximum across dimensions = [0]
+// CHECK: %[[P:.*]] = stablehlo.reduce(%{{.*}} init: %{{.*}}) applies stablehlo.minimum across dimensions = [0] : (tensor<3xi32>, tensor<i32>) -> tensor<i32>
+// CHECK: %[[HALF:.*]] = stablehlo.select %{{.*}}, %{{.*}}, %[[A]] : tensor<3x3xi1>, tensor<3x3xf32>
+// CHECK: %[[SWAPPED:.*]] = stablehlo.select %{{.*}}, %{{.*}}, %[[HALF]] : tensor<3x3xi1>, tensor<3x3xf32>
+// CHECK: stablehlo.divide
+// CHECK: stablehlo.subtract %[[SWAPPED]]
+// CHECK: stablehlo.add %[[P]]
+// CHECK: stablehlo.return
+// CHECK: stablehlo.reduce(%{{.*}} init: %{{.*}}) applies stablehlo.minimum across dimensions = [0, 1] : (tensor<3x3xi32>, tensor<i32>) -> tensor<i32>
+// CHECK: %[[INFO:.*]] = stablehlo.select
+// CHECK: return %[[LOOP]]#1, %[[LOOP]]#2, %[[INFO]]
+func.func @lu(%a: tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xi32>, tensor<i32>) {
+  %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) {mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "0"}} : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xi32>, tensor<i32>)
+  return %0#0, %0#1, %0#2 : tensor<3x3xf32>, tensor<3xi32>, tensor<i32>
+}
+
+// A rectangular LU stays (not taken yet).
+// CHECK-LABEL: func.func @lu_rectangular
+// CHECK: stablehlo.custom_call @lapack_sgetrf_ffi
+func.func @lu_rectangular(%a: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<2xi32>, tensor<i32>) {
+  %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) {mhlo.backend_config = {}} : (tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<2xi32>, tensor<i32>)
+  return %0#0, %0#1, %0#2 : tensor<3x2xf32>, tensor<2xi32>, tensor<i32>
+}
