@@ -1,8 +1,8 @@
 """`tenzr-expand-lapack`: JAX's LAPACK calls on the CPU, as JAX exports them
-(`stablehlo.custom_call @lapack_spotrf_ffi`, `@lapack_dgetrf_ffi`, `@lapack_dtrsm_ffi`,
-...: Cholesky and LU factorizations and triangular solves, from `jnp.linalg.cholesky`,
-`solve`, `inv`, `slogdet`, `cho_solve`, `lu_factor`, `solve_triangular` and the like), as
-StableHLO loops. IREE has no LAPACK, and tenzr-grad,
+(`stablehlo.custom_call @lapack_spotrf_ffi`, `@lapack_dgetrf_ffi`, `@lapack_sgeqrf_ffi`,
+`@lapack_dtrsm_ffi`, ...: Cholesky, LU and QR factorizations and triangular solves, from
+`jnp.linalg.cholesky`, `solve`, `inv`, `slogdet`, `qr`, `cho_solve`, `lu_factor`,
+`solve_triangular` and the like), as StableHLO loops. IREE has no LAPACK, and tenzr-grad,
 tenzr-jvp and tenzr-batch differentiate and batch the loops as any other (they run this
 expansion first).
 
@@ -13,6 +13,9 @@ expansion first).
 - getrf (square, real): Gaussian elimination with partial pivoting, one column per
   iteration, LAPACK's results: L and U packed, the 1-based pivot rows, and `info`, the
   first zero pivot's column (1-based) or 0.
+- geqrf and orgqr (real, any shape): Householder QR as LAPACK's dgeqr2 computes it (so
+  R's signs are LAPACK's), then Q from the reflectors, applied to the identity from the
+  last, one reflector per iteration.
 - trsm (op(A) X = B, or X op(A) = B with side=R; real): the equivalent left solve with a
   lower or upper triangular matrix, one row of X per iteration, reading only A's triangle
   (and ones for its diagonal with diag=U).
@@ -34,7 +37,7 @@ from tenzr.dialect.types import TensorSpec
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import Pass, register
 
-_TARGET = re.compile(r"lapack_([sd])(potrf|trsm|getrf)_ffi")
+_TARGET = re.compile(r"lapack_([sd])(potrf|trsm|getrf|geqrf|orgqr)_ffi")
 _LOWER, _RIGHT, _NO_TRANSPOSE, _UNIT = ord("L"), ord("R"), ord("N"), ord("U")
 
 
@@ -49,6 +52,10 @@ def expand_lapack(module: ir.Operation) -> None:
             if match.group(2) == "potrf":
                 factor = _cholesky(op.operands[0], lower=config.get("uplo", _LOWER) == _LOWER)
                 replace_op(op, [factor, _failures(factor, sh.spec(op.results[1]))])
+            elif match.group(2) == "geqrf":
+                replace_op(op, list(_householder(op.operands[0])))
+            elif match.group(2) == "orgqr":
+                replace_op(op, [_orthogonal(*op.operands)])
             elif match.group(2) == "getrf":
                 shape = sh.spec(op.operands[0]).shape
                 if shape[-1] != shape[-2]:
@@ -177,6 +184,83 @@ def _lu(a: Value) -> tuple[Value, Value, Value]:
     return packed, pivots, info
 
 
+def _householder(a: Value) -> tuple[Value, Value]:
+    """geqrf: (R above the diagonal and the Householder vectors below it, LAPACK's taus),
+    one reflector H = I - tau v vᵀ (v[j] = 1) per column j < min(m, n), as LAPACK's dgeqr2
+    and dlarfg make them (tau = 0 where the column below the diagonal is already 0)."""
+    s = sh.spec(a)
+    m, n, batch, rank = s.shape[-2], s.shape[-1], s.shape[:-2], s.rank
+    k = min(m, n)
+    taus_spec = TensorSpec((*batch, k), s.dtype)
+    lead = range(rank - 2)
+
+    def step(j: Value, values: list[Value]) -> list[Value]:
+        a, taus = values
+        rows, columns = _index(s, rank - 2), _index(s, rank - 1)
+        here = _scalar(j, s.with_dtype("i32"))
+        in_column, at_row, below = (sh.compare(columns, here, "EQ"), sh.compare(rows, here, "EQ"),
+                                    sh.compare(rows, here, "GT"))
+        column = sh.broadcast_in_dim(sh.reduce(sh.select(in_column, a, sh.zeros(s)), 0, [rank - 1], "add"), s.shape,
+                                     range(rank - 1))  # A[:, j] along every column
+        alpha = _spread(sh.select(sh.and_(at_row, in_column), a, sh.zeros(s)), s)
+        rest = _spread(sh.select(sh.and_(below, in_column), sh.multiply(a, a), sh.zeros(s)), s)  # |A[j+1:, j]|²
+        norm = sh.sqrt(sh.add(sh.multiply(alpha, alpha), rest))
+        beta = sh.select(sh.compare(alpha, sh.zeros(s), "GE"), sh.negate(norm), norm)
+        reflects = sh.compare(rest, sh.zeros(s), "NE")
+        beta = sh.select(reflects, beta, alpha)
+        safe_beta = sh.select(reflects, beta, sh.full(s, 1))
+        tau = sh.select(reflects, sh.divide(sh.subtract(beta, alpha), safe_beta), sh.zeros(s))
+        scale = sh.select(reflects, sh.subtract(alpha, beta), sh.full(s, 1))
+        v = sh.select(at_row, sh.full(s, 1), sh.select(below, sh.divide(column, scale), sh.zeros(s)))  # [..., m, n]
+        w = sh.reduce(sh.multiply(v, a), 0, [rank - 2], "add")  # vᵀ A: [..., n]
+        w = sh.broadcast_in_dim(w, s.shape, [*lead, rank - 1])
+        a = sh.subtract(a, sh.select(sh.compare(columns, here, "GT"), sh.multiply(tau, sh.multiply(v, w)), sh.zeros(s)))
+        a = sh.select(in_column, sh.select(at_row, beta, sh.select(below, v, a)), a)
+        tau_now = sh.reduce(sh.select(sh.and_(at_row, in_column), tau, sh.zeros(s)), 0, [rank - 2, rank - 1], "add")
+        at_j = sh.compare(_index(taus_spec, rank - 2), _scalar(j, taus_spec.with_dtype("i32")), "EQ")
+        taus = sh.select(at_j, sh.broadcast_in_dim(tau_now, taus_spec.shape, lead), taus)
+        return [a, taus]
+
+    packed, taus = _loop(k, [a, sh.zeros(taus_spec)], step)
+    return packed, taus
+
+
+def _orthogonal(a: Value, taus: Value) -> Value:
+    """orgqr: the first columns of Q = H_0 ... H_{k-1} (geqrf's reflectors, v below the
+    diagonal of `a` and tau in `taus`), as many as `a` has: the reflectors applied to the
+    identity from the last."""
+    s = sh.spec(a)
+    rank = s.rank
+    k = sh.spec(taus).shape[-1]
+    lead = range(rank - 2)
+    identity = sh.convert(sh.compare(_index(s, rank - 2), _index(s, rank - 1), "EQ"), s.dtype)
+
+    def step(t: Value, values: list[Value]) -> list[Value]:
+        a, taus, q = values
+        j = sh.subtract(sh.constant(k - 1, TensorSpec((), "i32")), t)
+        rows, columns = _index(s, rank - 2), _index(s, rank - 1)
+        here = _scalar(j, s.with_dtype("i32"))
+        in_column, at_row, below = (sh.compare(columns, here, "EQ"), sh.compare(rows, here, "EQ"),
+                                    sh.compare(rows, here, "GT"))
+        column = sh.broadcast_in_dim(sh.reduce(sh.select(in_column, a, sh.zeros(s)), 0, [rank - 1], "add"), s.shape,
+                                     range(rank - 1))
+        v = sh.select(at_row, sh.full(s, 1), sh.select(below, column, sh.zeros(s)))
+        tau_spec = sh.spec(taus)
+        at_j = sh.compare(_index(tau_spec, rank - 2), _scalar(j, tau_spec.with_dtype("i32")), "EQ")
+        tau = sh.broadcast_in_dim(sh.reduce(sh.select(at_j, taus, sh.zeros(tau_spec)), 0, [rank - 2], "add"), s.shape,
+                                  lead)
+        w = sh.broadcast_in_dim(sh.reduce(sh.multiply(v, q), 0, [rank - 2], "add"), s.shape, [*lead, rank - 1])
+        return [a, taus, sh.subtract(q, sh.multiply(tau, sh.multiply(v, w)))]
+
+    return _loop(k, [a, taus, identity], step)[2]
+
+
+def _spread(masked: Value, s: TensorSpec) -> Value:
+    """The sum of each batch element's matrix, spread over the matrix (one picked entry,
+    or a sum over some)."""
+    return sh.broadcast_in_dim(sh.reduce(masked, 0, [s.rank - 2, s.rank - 1], "add"), s.shape, range(s.rank - 2))
+
+
 def _failures(factor: Value, info: TensorSpec) -> Value:
     """potrf's info: 1 where a diagonal entry of the factor is not positive (NaN included)."""
     s = sh.spec(factor)
@@ -228,8 +312,9 @@ def _solve_left(a: Value, b: Value, lower: bool, unit: bool) -> Value:
 class TenzrExpandLapack(Pass):
     flag: ClassVar[str] = "tenzr-expand-lapack"
     summary: ClassVar[str] = ("Rewrite JAX's LAPACK calls (stablehlo.custom_call @lapack_?potrf_ffi, "
-                              "@lapack_?getrf_ffi, @lapack_?trsm_ffi: Cholesky and LU factorizations and triangular "
-                              "solves, real) as StableHLO loops, which IREE compiles and tenzr-grad differentiates.")
+                              "@lapack_?getrf_ffi, @lapack_?geqrf_ffi, @lapack_?orgqr_ffi, @lapack_?trsm_ffi: "
+                              "Cholesky, LU and QR factorizations and triangular solves, real) as StableHLO loops, "
+                              "which IREE compiles and tenzr-grad differentiates.")
 
     def run(self, module: ir.Operation) -> None:
         expand_lapack(module)

@@ -97,3 +97,24 @@ func.func @lu_rectangular(%a: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<2xi32
   %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) {mhlo.backend_config = {}} : (tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<2xi32>, tensor<i32>)
   return %0#0, %0#1, %0#2 : tensor<3x2xf32>, tensor<2xi32>, tensor<i32>
 }
+
+// Householder QR: per column, alpha = A[j, j] and the norm below it give beta = -sign(alpha)
+// |A[j:, j]| and tau = (beta - alpha) / beta (0 where nothing lies below), v below the
+// diagonal, and H = I - tau v vᵀ applied to the columns on the right. orgqr applies the
+// reflectors to the identity from the last.
+// CHECK-LABEL: func.func @qr
+// CHECK-NOT: custom_call
+// CHECK: %[[QR:.*]]:3 = stablehlo.while(%{{.*}} = %{{.*}}, %[[A:.*]] = %arg0, %[[TAUS:.*]] = %{{.*}}) : tensor<i32>, tensor<4x3xf32>, tensor<3xf32>
+// CHECK: %[[NORM:.*]] = stablehlo.sqrt
+// CHECK: %[[NEGATIVE:.*]] = stablehlo.negate %[[NORM]]
+// CHECK: stablehlo.compare NE
+// CHECK: stablehlo.divide
+// CHECK: stablehlo.reduce(%{{.*}} init: %{{.*}}) applies stablehlo.add across dimensions = [0] : (tensor<4x3xf32>, tensor<f32>) -> tensor<3xf32>
+// CHECK: stablehlo.return
+// CHECK: %[[Q:.*]]:4 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[QR]]#1, %{{.*}} = %[[QR]]#2, %{{.*}} = %{{.*}}) : tensor<i32>, tensor<4x3xf32>, tensor<3xf32>, tensor<4x3xf32>
+// CHECK: return %[[QR]]#1, %[[Q]]#3
+func.func @qr(%a: tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>) {
+  %0:2 = stablehlo.custom_call @lapack_sgeqrf_ffi(%a) {mhlo.backend_config = {}} : (tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<3xf32>)
+  %1 = stablehlo.custom_call @lapack_sorgqr_ffi(%0#0, %0#1) {mhlo.backend_config = {}} : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  return %0#0, %1 : tensor<4x3xf32>, tensor<4x3xf32>
+}
