@@ -1,10 +1,11 @@
 """`tenzr-expand-lapack`: JAX's LAPACK calls on the CPU, as JAX exports them
 (`stablehlo.custom_call @lapack_spotrf_ffi`, `@lapack_dgetrf_ffi`, `@lapack_sgeqrf_ffi`,
-`@lapack_dtrsm_ffi`, ...: Cholesky, LU and QR factorizations and triangular solves, from
-`jnp.linalg.cholesky`, `solve`, `inv`, `slogdet`, `qr`, `cho_solve`, `lu_factor`,
-`solve_triangular` and the like), as StableHLO loops. IREE has no LAPACK, and tenzr-grad,
-tenzr-jvp and tenzr-batch differentiate and batch the loops as any other (they run this
-expansion first).
+`@lapack_dsyevd_ffi`, `@lapack_dtrsm_ffi`, ...: Cholesky, LU and QR factorizations,
+symmetric eigendecompositions and triangular solves, from `jnp.linalg.cholesky`, `solve`,
+`inv`, `slogdet`, `qr`, `eigh`, `eigvalsh`, `cho_solve`, `lu_factor`, `solve_triangular` and
+the like), as StableHLO loops. IREE has no LAPACK, and tenzr-grad, tenzr-jvp and
+tenzr-batch differentiate and batch the loops as any other (they run this expansion
+first).
 
 - potrf (A = L Lᵀ, real): one column of L per iteration, L[:, j] = (A[:, j] - L L[j, :]ᵀ)
   / sqrt(that at j), below the diagonal. Its `info` is 0, or 1 where a pivot is not
@@ -16,6 +17,10 @@ expansion first).
 - geqrf and orgqr (real, any shape): Householder QR as LAPACK's dgeqr2 computes it (so
   R's signs are LAPACK's), then Q from the reflectors, applied to the identity from the
   last, one reflector per iteration.
+- syevd (real): cyclic Jacobi, JACOBI_SWEEPS sweeps of n - 1 rounds, each rotating n/2
+  disjoint pairs at once; eigenvalues ascending, eigenvectors as columns (their signs may
+  differ from LAPACK's); `info` 0. Its derivative is the loop's, which matches the
+  textbook one where eigenvalues are distinct (and stays finite where they are not).
 - trsm (op(A) X = B, or X op(A) = B with side=R; real): the equivalent left solve with a
   lower or upper triangular matrix, one row of X per iteration, reading only A's triangle
   (and ones for its diagonal with diag=U).
@@ -31,13 +36,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numpy as np
+
 from tenzr.dialect.context import ops_named, replace_op
 from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.types import TensorSpec
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import Pass, register
 
-_TARGET = re.compile(r"lapack_([sd])(potrf|trsm|getrf|geqrf|orgqr)_ffi")
+_TARGET = re.compile(r"lapack_([sd])(potrf|trsm|getrf|geqrf|orgqr|syevd)_ffi")
 _LOWER, _RIGHT, _NO_TRANSPOSE, _UNIT = ord("L"), ord("R"), ord("N"), ord("U")
 
 
@@ -52,6 +59,9 @@ def expand_lapack(module: ir.Operation) -> None:
             if match.group(2) == "potrf":
                 factor = _cholesky(op.operands[0], lower=config.get("uplo", _LOWER) == _LOWER)
                 replace_op(op, [factor, _failures(factor, sh.spec(op.results[1]))])
+            elif match.group(2) == "syevd":
+                vectors, values = _eigh(op.operands[0], lower=config.get("uplo", _LOWER) == _LOWER)
+                replace_op(op, [vectors, values, sh.zeros(sh.spec(op.results[2]))])
             elif match.group(2) == "geqrf":
                 replace_op(op, list(_householder(op.operands[0])))
             elif match.group(2) == "orgqr":
@@ -255,6 +265,100 @@ def _orthogonal(a: Value, taus: Value) -> Value:
     return _loop(k, [a, taus, identity], step)[2]
 
 
+JACOBI_SWEEPS = 12
+"""Sweeps of `_eigh` (each n - 1 rounds of n/2 rotations): off-diagonal mass shrinks
+quadratically, so 12 leave float64 matrices of a few hundred rows diagonal to rounding."""
+
+
+def _eigh(a: Value, lower: bool) -> tuple[Value, Value]:
+    """syevd: (eigenvectors as columns, eigenvalues ascending) of the symmetric matrix in
+    A's lower (or upper) triangle, by cyclic Jacobi: each round rotates n/2 disjoint pairs
+    of rows and columns at once (the round-robin order, padded to an even count), the
+    rotation J = diag(c) + diag(±s) P (P the round's pairing) applied as A <- Jᵀ A J and
+    V <- V J. The eigenvectors' signs may differ from LAPACK's."""
+    s = sh.spec(a)
+    n, batch, rank = s.shape[-1], s.shape[:-2], s.rank
+    if n == 1:  # (nothing to rotate)
+        return sh.full(s, 1), sh.reshape(a, (*batch, 1))
+    lead = list(range(rank - 2))
+    rows, columns = _index(s, rank - 2), _index(s, rank - 1)
+    kept = sh.compare(rows, columns, "GE" if lower else "LE")
+    triangle = sh.select(kept, a, sh.zeros(s))
+    strict = sh.select(sh.compare(rows, columns, "EQ"), sh.zeros(s), triangle)
+    symmetric = sh.add(triangle, _swap_last(strict))
+    schedule = _round_robin(n)
+    rounds = schedule.shape[0]
+    vector = TensorSpec((*batch, n), s.dtype)
+
+    def step(t: Value, values: list[Value]) -> list[Value]:
+        matrix, vectors, table = values
+        r = sh.remainder(t, sh.constant(rounds, TensorSpec((), "i32")))
+        zero = sh.constant(0, TensorSpec((), "i32"))
+        partner = sh.reshape(sh.dynamic_slice(table, [r, zero], (1, n)), (n,))  # [n]
+        index = sh.iota(TensorSpec((n,), "i32"), 0)
+        pairing = sh.convert(sh.compare(sh.iota(TensorSpec((n, n), "i32"), 1),
+                                        sh.broadcast_in_dim(partner, (n, n), [0]), "EQ"), s.dtype)  # P[i, π(i)]
+        pairing = sh.broadcast_in_dim(pairing, s.shape, [rank - 2, rank - 1])
+        first = sh.broadcast_in_dim(sh.compare(index, partner, "LT"), vector.shape, [rank - 2])  # i is its pair's p
+        paired = sh.broadcast_in_dim(sh.compare(index, partner, "NE"), vector.shape, [rank - 2])
+        diagonal = sh.reduce(sh.select(sh.compare(rows, columns, "EQ"), matrix, sh.zeros(s)), 0, [rank - 1], "add")
+        across = sh.reduce(sh.multiply(matrix, pairing), 0, [rank - 1], "add")  # A[i, π(i)]
+        mirrored = sh.reduce(sh.multiply(pairing, sh.broadcast_in_dim(diagonal, s.shape, [*lead, rank - 1])), 0,
+                             [rank - 1], "add")  # A[π(i), π(i)]
+        low, high = sh.select(first, diagonal, mirrored), sh.select(first, mirrored, diagonal)
+        rotates = sh.and_(paired, sh.compare(across, sh.zeros(vector), "NE"))
+        safe = sh.select(rotates, across, sh.full(vector, 1))
+        tau = sh.divide(sh.subtract(high, low), sh.multiply(sh.full(vector, 2), safe))
+        root = sh.sqrt(sh.add(sh.full(vector, 1), sh.multiply(tau, tau)))
+        sign = sh.select(sh.compare(tau, sh.zeros(vector), "GE"), sh.full(vector, 1), sh.full(vector, -1))
+        tangent = sh.select(rotates, sh.divide(sign, sh.add(sh.abs_(tau), root)), sh.zeros(vector))
+        cosine = sh.rsqrt(sh.add(sh.full(vector, 1), sh.multiply(tangent, tangent)))
+        sine = sh.multiply(tangent, cosine)
+        signed = sh.select(first, sine, sh.negate(sine))
+        on_diagonal = sh.convert(sh.compare(rows, columns, "EQ"), s.dtype)
+        rotation = sh.add(sh.multiply(on_diagonal, sh.broadcast_in_dim(cosine, s.shape, [*lead, rank - 2])),
+                          sh.multiply(pairing, sh.broadcast_in_dim(signed, s.shape, [*lead, rank - 2])))
+        dims = (lead, lead)
+        rotated = sh.dot_general(matrix, rotation, dims, ((rank - 1,), (rank - 2,)))  # A J
+        matrix = sh.dot_general(rotation, rotated, dims, ((rank - 2,), (rank - 2,)))  # Jᵀ (A J)
+        vectors = sh.dot_general(vectors, rotation, dims, ((rank - 1,), (rank - 2,)))
+        return [matrix, vectors, table]
+
+    identity = sh.convert(sh.compare(rows, columns, "EQ"), s.dtype)
+    table = sh.constant(schedule, TensorSpec(schedule.shape, "i32"))
+    matrix, vectors, _ = _loop(JACOBI_SWEEPS * rounds, [symmetric, identity, table], step)
+    values = sh.reduce(sh.select(sh.compare(rows, columns, "EQ"), matrix, sh.zeros(s)), 0, [rank - 1], "add")
+    # Ascending order by counting, not sorting (IREE 3.13 fails to compile the gradient's
+    # three-operand sort): value i goes to place #{j: w_j < w_i, or w_j = w_i and j < i}.
+    mine = sh.broadcast_in_dim(values, s.shape, [*lead, rank - 2])  # w_i along row i
+    theirs = sh.broadcast_in_dim(values, s.shape, [*lead, rank - 1])  # w_j along column j
+    before = sh.or_(sh.compare(theirs, mine, "LT"),
+                    sh.and_(sh.compare(theirs, mine, "EQ"), sh.compare(columns, rows, "LT")))
+    place = sh.reduce(sh.convert(before, "i32"), 0, [rank - 1], "add")  # [..., n]
+    moves = sh.convert(sh.compare(sh.broadcast_in_dim(place, s.shape, [*lead, rank - 2]), columns, "EQ"), s.dtype)
+    dims = (lead, lead)
+    values = sh.reshape(sh.dot_general(sh.reshape(values, (*batch, 1, n)), moves, dims, ((rank - 1,), (rank - 2,))),
+                        (*batch, n))  # w[k] = Σ_i w_i [place_i = k]
+    return sh.dot_general(vectors, moves, dims, ((rank - 1,), (rank - 2,))), values
+
+
+def _round_robin(n: int) -> np.ndarray:
+    """The partner of each of 0..n-1 in each round of a round-robin tournament (the circle
+    method, with a bye for odd n: a player without a partner is its own)."""
+    m = n + n % 2
+    players = list(range(m))
+    table = np.empty((max(m - 1, 1), n), np.int32)
+    for r in range(max(m - 1, 1)):
+        partner = list(range(n))
+        for i in range(m // 2):
+            p, q = players[i], players[m - 1 - i]
+            if p < n and q < n:
+                partner[p], partner[q] = q, p
+        table[r] = partner
+        players = [players[0], players[-1], *players[1:-1]]
+    return table
+
+
 def _spread(masked: Value, s: TensorSpec) -> Value:
     """The sum of each batch element's matrix, spread over the matrix (one picked entry,
     or a sum over some)."""
@@ -312,9 +416,9 @@ def _solve_left(a: Value, b: Value, lower: bool, unit: bool) -> Value:
 class TenzrExpandLapack(Pass):
     flag: ClassVar[str] = "tenzr-expand-lapack"
     summary: ClassVar[str] = ("Rewrite JAX's LAPACK calls (stablehlo.custom_call @lapack_?potrf_ffi, "
-                              "@lapack_?getrf_ffi, @lapack_?geqrf_ffi, @lapack_?orgqr_ffi, @lapack_?trsm_ffi: "
-                              "Cholesky, LU and QR factorizations and triangular solves, real) as StableHLO loops, "
-                              "which IREE compiles and tenzr-grad differentiates.")
+                              "@lapack_?getrf_ffi, @lapack_?geqrf_ffi, @lapack_?orgqr_ffi, @lapack_?syevd_ffi, "
+                              "@lapack_?trsm_ffi: Cholesky, LU, QR and symmetric eigen decompositions and triangular "
+                              "solves, real) as StableHLO loops, which IREE compiles and tenzr-grad differentiates.")
 
     def run(self, module: ir.Operation) -> None:
         expand_lapack(module)

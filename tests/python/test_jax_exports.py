@@ -125,7 +125,7 @@ CASES = {
                                                               x[::-1, ::2].repeat(3, 1)], 0) ** 2).sum(), [r(3, 4)]),
     "prod": (lambda x: jnp.prod(x, axis=1).sum(), [r(3, 4)]),
     "argmax_index": (lambda x: x[jnp.arange(3), jnp.argmax(x, axis=1)].sum(), [r(3, 4)]),
-    # JAX's LAPACK calls (potrf, getrf, geqrf and orgqr, trsm), which tenzr-expand-lapack turns into loops
+    # JAX's LAPACK calls (potrf, getrf, geqrf and orgqr, syevd, trsm), which tenzr-expand-lapack turns into loops
     "cholesky_and_solves": (lambda a, b: (jax.scipy.linalg.solve_triangular(
         jnp.linalg.cholesky(a @ a.T + 3 * jnp.eye(4)), b, lower=True) ** 2).sum()
         + (jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(a @ a.T + jnp.eye(4)), b) * b).sum()
@@ -143,6 +143,9 @@ CASES = {
     "qr_tall_wide_complete": (lambda a, w: (jnp.linalg.qr(a)[0] * w[:, :3]).sum() + (jnp.linalg.qr(a.T)[1] ** 2).sum()
                               + (jnp.linalg.qr(a, mode="complete")[0] * w).sum() + jnp.linalg.qr(a, mode="r").sum(),
                               [r(5, 3), r(5, 5)]),
+    # (eigenvectors' signs may differ from LAPACK's: the function is one of V diag(f(w)) Vᵀ)
+    "eigh": (lambda a: (lambda w, v: ((v / jnp.sqrt(w)) @ v.T).sum() + (w ** 2).sum())(
+        *jnp.linalg.eigh(a @ a.T + jnp.eye(4))), [r(4, 4)]),
     "batched_cholesky": (lambda a, w: (jnp.linalg.cholesky(jnp.einsum("bij,bkj->bik", a, a) + jnp.eye(3)) ** 2
                                        * w[:, None, None]).sum(), [r(2, 3, 3), r(2)]),
 }

@@ -118,3 +118,27 @@ func.func @qr(%a: tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>) {
   %1 = stablehlo.custom_call @lapack_sorgqr_ffi(%0#0, %0#1) {mhlo.backend_config = {}} : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
   return %0#0, %1 : tensor<4x3xf32>, tensor<4x3xf32>
 }
+
+// Symmetric eigendecomposition by cyclic Jacobi: the lower triangle mirrored, 12 sweeps of
+// n - 1 = 3 rounds (the round-robin pairings a constant table, one row per round), each
+// rotation applied as Jᵀ A J and V J; then the eigenvalues placed in ascending order by
+// counting (no sort), the eigenvectors alike; info 0.
+// CHECK-LABEL: func.func @eigh
+// CHECK-NOT: custom_call
+// CHECK: %[[TABLE:.*]] = stablehlo.constant dense<{{\[\[}}3, 2, 1, 0], [2, 3, 0, 1], [1, 0, 3, 2]]> : tensor<3x4xi32>
+// CHECK: %[[LOOP:.*]]:4 = stablehlo.while(%{{.*}} = %{{.*}}, %[[A:.*]] = %{{.*}}, %[[V:.*]] = %{{.*}}, %[[T:.*]] = %[[TABLE]])
+// CHECK: stablehlo.constant dense<36> : tensor<i32>
+// CHECK: stablehlo.dynamic_slice %[[T]]
+// CHECK: stablehlo.rsqrt
+// CHECK: %[[AJ:.*]] = stablehlo.dot_general %[[A]], %[[J:.*]], contracting_dims = [1] x [0]
+// CHECK: %[[JAJ:.*]] = stablehlo.dot_general %[[J]], %[[AJ]], contracting_dims = [0] x [0]
+// CHECK: %[[VJ:.*]] = stablehlo.dot_general %[[V]], %[[J]], contracting_dims = [1] x [0]
+// CHECK: stablehlo.return %{{.*}}, %[[JAJ]], %[[VJ]], %[[T]]
+// CHECK-NOT: stablehlo.sort
+// CHECK: %[[VECTORS:.*]] = stablehlo.dot_general %[[LOOP]]#2
+// CHECK: %[[INFO:.*]] = stablehlo.constant dense<0> : tensor<i32>
+// CHECK: return %[[VECTORS]], %{{.*}}, %[[INFO]]
+func.func @eigh(%a: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<i32>) {
+  %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<i32>)
+  return %0#0, %0#1, %0#2 : tensor<4x4xf32>, tensor<4xf32>, tensor<i32>
+}
