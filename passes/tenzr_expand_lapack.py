@@ -9,11 +9,14 @@ first).
 
 - potrf (A = L Lᵀ, real): one column of L per iteration, L[:, j] = (A[:, j] - L L[j, :]ᵀ)
   / sqrt(that at j), below the diagonal. Its `info` is 0, or 1 where a pivot is not
-  positive (or NaN): JAX then gives NaNs, as LAPACK's caller does. uplo=U factors the
-  upper triangle (A = Uᵀ U).
+  positive (or NaN), and JAX's code around the call then makes the factor NaN, as with
+  LAPACK (which keeps the columns before a NaN; this makes them NaN too). uplo=U factors
+  the upper triangle (A = Uᵀ U).
 - getrf (square, real): Gaussian elimination with partial pivoting, one column per
   iteration, LAPACK's results: L and U packed, the 1-based pivot rows, and `info`, the
-  first zero pivot's column (1-based) or 0.
+  first zero pivot's column (1-based) or 0. The pivot is the first largest |A[i, j]|,
+  i >= j, as LAPACK's idamax picks it (a NaN only where the search starts); a NaN then
+  spreads through what follows, where LAPACK builds differ.
 - geqrf and orgqr (real, any shape): Householder QR as LAPACK's dgeqr2 computes it (so
   R's signs are LAPACK's), then Q from the reflectors, applied to the identity from the
   last, one reflector per iteration.
@@ -156,11 +159,19 @@ def _lu(a: Value) -> tuple[Value, Value, Value]:
         in_column = sh.compare(columns, here, "EQ")
         column = sh.reduce(sh.select(in_column, a, sh.zeros(s)), 0, [rank - 1], "add")  # A[:, j]: [..., n]
         row_index = _index(pivots_spec, rank - 2)
-        below_or_at = sh.compare(row_index, _scalar(j, pivots_spec), "GE")
-        candidates = sh.select(below_or_at, sh.abs_(column), sh.full(sh.spec(column), -1))
+        at_j = sh.compare(row_index, _scalar(j, pivots_spec), "EQ")
+        magnitude = sh.abs_(column)
+        # LAPACK's idamax: the first largest |A[i, j]|, i >= j, NaNs never larger (but a NaN
+        # at i = j, where the search starts, is kept)
+        searched = sh.compare(row_index, _scalar(j, pivots_spec), "GE")
+        candidates = sh.select(sh.and_(searched, sh.compare(magnitude, magnitude, "EQ")), magnitude,
+                               sh.full(sh.spec(column), -1))
         largest = sh.broadcast_in_dim(sh.reduce(candidates, float("-inf"), [rank - 2], "max"), pivots_spec.shape,
                                       range(rank - 2))
-        first = sh.select(sh.compare(candidates, largest, "EQ"), row_index, sh.full(pivots_spec, n))
+        first = sh.select(sh.and_(searched, sh.compare(candidates, largest, "EQ")), row_index,
+                          sh.full(pivots_spec, n))
+        nan_first = sh.and_(at_j, sh.compare(magnitude, magnitude, "NE"))
+        first = sh.select(nan_first, row_index, first)
         p = sh.reduce(first, n, [rank - 2], "min")  # the pivot row: [...]
         is_j, is_p = sh.compare(rows, here, "EQ"), sh.compare(rows, sh.broadcast_in_dim(p, s.shape, range(rank - 2)),
                                                               "EQ")
@@ -180,7 +191,6 @@ def _lu(a: Value) -> tuple[Value, Value, Value]:
         update = sh.multiply(multipliers, row_p)  # l[i] U[j, k]
         a = sh.subtract(a, sh.select(sh.compare(columns, here, "GT"), update, sh.zeros(s)))
         a = sh.select(sh.and_(below, in_column), multipliers, a)
-        at_j = sh.compare(row_index, _scalar(j, pivots_spec), "EQ")
         pivots = sh.select(at_j, sh.broadcast_in_dim(sh.add(p, sh.full(sh.spec(p), 1)), pivots_spec.shape,
                                                      range(rank - 2)), pivots)
         return [a, pivots]

@@ -545,6 +545,12 @@ class ConcreteArray(np.ndarray):
     def block_until_ready(self) -> ConcreteArray:
         return self  # (a program returns once its results are computed)
 
+    def __array_wrap__(self, array: np.ndarray, context: Any = None, return_scalar: bool = False) -> Any:
+        # (NumPy's scalars from reductions to one value, as for any ndarray: hashable, np.floating)
+        if return_scalar:
+            return array[()]
+        return super().__array_wrap__(array, context, return_scalar)
+
     def __getitem__(self, index: Any) -> Any:
         parts = index if isinstance(index, tuple) else (index,)
         if any(isinstance(p, Array) or (isinstance(p, list) and _holds_traced(p)) for p in parts):

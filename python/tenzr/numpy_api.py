@@ -647,7 +647,10 @@ def _pad_stat(chunk: Array, axis: int, width: int, mode: str) -> Array:
         m = chunk.shape[axis]
         middle = take(ordered, np.array([(m - 1) // 2, m // 2]), axis=axis, mode="promise_in_bounds")
         value = mean(middle if mode == "median" else ordered, axis, keepdims=True)
-        if not chunk.is_float and not chunk.spec.is_complex:  # (NumPy rounds an integer mean)
+        if mode == "median" and chunk.is_float:  # (a NaN among them makes the median NaN, as NumPy's)
+            value = where(emit(T.reduce_max, astype(chunk != chunk, np.int32), axes=(axis,), keepdims=True) > 0,
+                          math.nan, value)
+        if chunk.spec.dtype in ("i32", "i64"):  # (NumPy rounds an integer mean; a boolean one is cast)
             value = round(value)
         value = astype(value, chunk.dtype)
     shape = list(chunk.shape)
@@ -875,8 +878,10 @@ def argmin(x: ArrayLike, axis: int | None = None, out: None = None, keepdims: bo
 
 def sort(x: ArrayLike, axis: int | None = -1, *, kind: None = None, order: None = None, stable: bool = True,
          descending: bool = False) -> Array:
-    """A stable sort along `axis` (None: of x flattened); `descending` keeps equal entries in
-    their order, as JAX's. NaNs go last, or first when descending."""
+    """A stable sort along `axis` (None: of x flattened), ascending, or with `descending`
+    largest first (equal entries in their order: at ties the gradient may go to another of
+    the equal entries than JAX's, which reverses an ascending sort). NaNs go last, or first
+    when descending."""
     del kind, stable  # (always stable)
     _no_order("sort", order)
     x = asarray(x)
@@ -1318,13 +1323,23 @@ class IndexUpdates:
 _UPDATE_MODES = (None, "drop", "fill", "clip", "promise_in_bounds")
 
 
+def _scatter_method(how: str, doc: str, prepare: Callable[[Any], Any] | None = None) -> Callable[..., Array]:
+    """An `IndexUpdate` method with JAX's signature that scatters `prepare(values)` by `how`."""
+    def method(self: IndexUpdate, values: ArrayLike, *, indices_are_sorted: bool = False,
+               unique_indices: bool = False, mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
+        return self._update(values if prepare is None else prepare(values), how, mode, wrap_negative_indices)
+
+    method.__doc__ = doc
+    return method
+
+
 class IndexUpdate:
     """`x.at[index]`: call one of its methods to get the updated array."""
 
     __slots__ = ("_index", "_x")
 
     def __init__(self, x: Array, index: Any):
-        self._x, self._index = x, index
+        self._x, self._index = x, _out_of_range_ints_as_arrays(index, x.shape)
 
     def get(self, *, indices_are_sorted: bool = False, unique_indices: bool = False, mode: str | None = None,
             fill_value: Any = None, wrap_negative_indices: bool = True) -> Array:
@@ -1336,35 +1351,13 @@ class IndexUpdate:
         padded = concatenate([reshape(x, (x.size,)), reshape(astype(asarray(filler), x.dtype), (1,))])
         return take(padded, self._positions(mode), mode="promise_in_bounds")
 
-    def set(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
-            mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
-        return self._update(values, "set", mode, wrap_negative_indices)
-
-    def add(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
-            mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
-        return self._update(values, "add", mode, wrap_negative_indices)
-
-    def subtract(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
-                 mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
-        return self._update(negative(asarray(values)), "add", mode, wrap_negative_indices)
-
-    def multiply(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
-                 mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
-        return self._update(values, "multiply", mode, wrap_negative_indices)
-
-    mul = multiply
-
-    def divide(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
-               mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
-        return self._update(1.0 / _float(values), "multiply", mode, wrap_negative_indices)
-
-    def min(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
-            mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
-        return self._update(values, "min", mode, wrap_negative_indices)
-
-    def max(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
-            mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
-        return self._update(values, "max", mode, wrap_negative_indices)
+    set = _scatter_method("set", "x with values written at the index (the last where it repeats).")
+    add = _scatter_method("add", "x plus values at the index (summed where it repeats).")
+    subtract = _scatter_method("add", "x minus values at the index.", lambda v: negative(asarray(v)))
+    multiply = mul = _scatter_method("multiply", "x times values at the index.")
+    divide = _scatter_method("multiply", "x divided by values at the index.", lambda v: 1.0 / _float(v))
+    min = _scatter_method("min", "The smaller of x and values at the index.")
+    max = _scatter_method("max", "The larger of x and values at the index.")
 
     def power(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
               mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
@@ -1476,10 +1469,9 @@ class IndexUpdate:
         if any(_is_index_array(e) and np.asarray(e).dtype == np.bool_ for e in entries if not isinstance(e, Array)):
             return positions, self._index  # (NumPy's masks)
         clamp = mode == "clip"
-        dims = [e for e in entries if e is not None]
-        if not clamp:
-            positions = np.pad(positions, [(0, 1) if _is_index_array(e) else (0, 0) for e in dims],
-                               constant_values=x.size)
+        widths = [(0, 1) if _is_index_array(e) else (0, 0) for e in entries if e is not None]
+        if not clamp and any(w != (0, 0) for w in widths):
+            positions = np.pad(positions, widths, constant_values=x.size)
         kept, dim = [], 0
         for e in entries:
             if e is not None:
@@ -1488,6 +1480,26 @@ class IndexUpdate:
             else:
                 kept.append(e)
         return positions, tuple(kept)
+
+
+def _out_of_range_ints_as_arrays(index: Any, shape: tuple[int, ...]) -> Any:
+    """`index` with its out-of-range integers as 0-d index arrays, which x.at's modes
+    treat as JAX does (reads clamp or fill, writes drop or clamp), where `x[i]` refuses
+    them."""
+    entries = list(index) if isinstance(index, tuple) else [index]
+    if any(_is_index_array(e) and not isinstance(e, Array) and np.asarray(e).dtype == np.bool_ for e in entries) or \
+            (isinstance(index, Array) and index.spec.dtype == "i1"):
+        return index  # (a mask spans several dimensions)
+    expanded = _index_entries(index, len(shape))
+    out, dim, changed = [], 0, False
+    for e in expanded:
+        if e is not None:
+            if isinstance(e, (int, np.integer)) and not isinstance(e, (bool, np.bool_)) and \
+                    not -shape[dim] <= e < shape[dim]:
+                e, changed = np.asarray(e), True
+            dim += 1
+        out.append(e)
+    return tuple(out) if changed else index
 
 
 class HostIndexUpdates:

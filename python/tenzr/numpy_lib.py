@@ -1135,8 +1135,8 @@ def flatnonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None
 def argwhere(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Array:
     """nonzero's coordinates stacked, one row per entry found: [size, a.ndim]."""
     a = asarray(a)
-    if a.ndim == 0:
-        return reshape(nonzero(reshape(a, (1,)), size=size, fill_value=fill_value)[0], (-1, 0))
+    if a.ndim == 0:  # (rows of no coordinates, as JAX's)
+        return zeros((_sized("argwhere", size), 0), default_int())
     return stack(nonzero(a, size=size, fill_value=fill_value), axis=1)
 
 

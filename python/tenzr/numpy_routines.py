@@ -19,6 +19,7 @@ import numpy as np
 from tenzr.batching import vmap
 from tenzr.core import Array, api_boundary, asarray, check_arguments, checked, user_location
 from tenzr.dialect.diagnostics import TenzrError
+from tenzr.flags import default_float
 from tenzr.numpy_api import (
     _float,
     _no_out,
@@ -145,8 +146,10 @@ def trunc(x: ArrayLike) -> Array:
 
 
 def rint(x: ArrayLike) -> Array:
-    """x rounded to the nearest integer, halves to even; integers become floats (JAX's)."""
-    return round(_float(x))
+    """x rounded to the nearest integer, halves to even; integers and booleans become the
+    default float (JAX's)."""
+    x = asarray(x)
+    return round(x) if x.is_float or x.spec.is_complex else x.astype(default_float())
 
 
 def cbrt(x: ArrayLike) -> Array:

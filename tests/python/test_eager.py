@@ -131,5 +131,7 @@ def test_results_outside_a_trace_take_jaxs_at_updates_and_block_until_ready():
     out = tz.jit(lambda a: a * 2)(X).block_until_ready()
     np.testing.assert_array_equal(out.at[0, 1].set(-1.0), np.where(np.arange(6).reshape(2, 3) == 1, -1.0, X * 2))
     assert tz.block_until_ready({"a": out})["a"] is out
+    total = out.sum()  # (reductions give NumPy's scalars, as on any ndarray)
+    assert isinstance(total, np.float32) and {total: 1}
     with pytest.raises(AttributeError, match="has no method 'bogus'"):
         out.at[0].bogus(1.0)

@@ -221,6 +221,32 @@ def test_out_of_range_writes_are_dropped_as_in_jax():
     _assert_matches_jax(f, args, program("main_value_and_grad", *args))
 
 
+def test_lapack_factorizations_pivot_as_lapack_and_keep_nans():
+    """LU pivots on the first largest |A[i, j]| (LAPACK's idamax), so ties and a zero
+    pivot give LAPACK's rows; a NaN in the matrix makes the solution NaN (never finite
+    numbers from a skipped row), as does a matrix that is not positive definite for
+    Cholesky."""
+    def f(a, spd):
+        lu, pivots = jax.scipy.linalg.lu_factor(a)
+        return lu, pivots, jnp.linalg.solve(a, jnp.ones((3, 2))), jnp.linalg.cholesky(spd)
+
+    with make_context():
+        module = parse_module(jax.jit(f).lower(np.eye(3), np.eye(2)).as_text())
+        lower_to_stablehlo(module, Target())
+        program = Program(compile_stablehlo(str(module), Target()), Target())
+    tied = np.array([[1.0, 2, 1], [-1, 1, 0], [0, 3, 1]])
+    singular = np.array([[0.0, 2, 1], [0, 1, 3], [0, 4, 2]])
+    for a in (tied, singular):
+        for got, want in zip(program("main", a, np.eye(2))[:2], f(a, np.eye(2))[:2], strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+    nan = np.nan
+    for a in ([[nan, 2, 1], [1, 1, 0], [0, 3, 1]], [[1, 2, 1], [nan, 1, 0], [0, 3, 1]], [[1, 2, 1], [3, nan, 0],
+                                                                                          [0, 3, 1]]):
+        _, pivots, solution, _ = program("main", np.array(a), np.eye(2))
+        assert np.isnan(solution).all() and ((0 <= pivots) & (pivots < 3)).all()
+    assert np.isnan(program("main", np.eye(3), np.array([[1.0, 2.0], [2.0, 1.0]]))[3]).any()
+
+
 def test_out_of_range_reads_clamp_and_their_gradient_is_the_clamped_rows():
     """An out-of-range read clamps (StableHLO's gather, and JAX's value agrees; IREE alone
     reads past the buffer). Its derivative goes to the rows read, as finite differences

@@ -81,6 +81,8 @@ def _cases(np_):
         ("pad constants per side", lambda x: np_.pad(x, ((1, 2), (3, 1)), constant_values=((1, -1), (5, 2)))),
         ("pad ints mean", lambda x: np_.pad(np_.nan_to_num(x * 3).astype(np.int32), 2, mode="mean")),
         ("pad ints edge", lambda x: np_.pad(np_.nan_to_num(x[0]).astype(np.int32), (3, 0), mode="edge")),
+        ("pad median of a NaN", lambda x: np_.pad(x, 1, mode="median")),
+        ("pad bools mean", lambda x: np_.pad(x > 2, 1, mode="mean")),
         ("nonzero rows", lambda x: np_.nonzero(x > 1, size=5)[0]),
         ("nonzero columns", lambda x: np_.nonzero(x > 1, size=5)[1]),
         ("nonzero padded", lambda x: np_.nonzero(x > 1, size=14, fill_value=(-1, 7))[1]),
@@ -200,6 +202,7 @@ def test_bad_keywords_are_clear_errors():
     for fn in (tz.nonzero, tz.argwhere, tz.flatnonzero, tz.unique):
         with pytest.raises(tz.TenzrError, match="pass size="):
             tz.jit(fn)(x)
+    assert tz.jit(lambda x: tz.argwhere(x[0, 0], size=2))(x).shape == (2, 0)  # (JAX's, for a 0-d array)
     with pytest.raises(tz.TenzrError, match="numpy_resid=True is not supported"):
         tz.jit(lambda x: tz.linalg.lstsq(x, x, numpy_resid=True))(x)
 
@@ -217,6 +220,13 @@ AT_CASES = [
     ("apply mask", lambda np_, x: x.at[FINITE > 2].apply(lambda v: -v)),
     ("power repeats", lambda np_, x: x.at[AT, 2].power(np.arange(8, dtype=np.float32) / 4 + 0.5)),
     ("power clip", lambda np_, x: x.at[AT, 2].power(2.0, mode="clip")),
+    # (out-of-range integers: reads clamp or fill, writes drop or clamp, as with index arrays)
+    ("int get fill", lambda np_, x: x.at[5].get(mode="fill")),
+    ("int pair get fill", lambda np_, x: x.at[1, 7].get(mode="fill")),
+    ("int get clamps", lambda np_, x: x.at[-9].get()),
+    ("int set clip", lambda np_, x: x.at[7, 1].set(9.0, mode="clip")),
+    ("int set drops", lambda np_, x: x.at[5].set(7.0)),
+    ("int ellipsis drops", lambda np_, x: x.at[..., 4].add(1.0)),
 ]
 
 
@@ -259,6 +269,13 @@ def test_indexed_update_gradients():
     a = x[0, 1]
     assert g[0, 1] == pytest.approx(np.sin(np.sin(np.sin(a))) + a * np.cos(np.sin(np.sin(a))) * np.cos(np.sin(a))
                                     * np.cos(a), rel=1e-10)
+
+
+def test_indexed_updates_of_a_0d_array():
+    x = np.float32(3.0)
+    out = tz.jit(lambda x: (x.at[()].set(4.0), x.at[()].add(1.0), x.at[...].get(mode="fill"), x.at[()].apply(tz.sin)))(x)
+    np.testing.assert_allclose(out, [4.0, 4.0, 3.0, np.sin(3.0)], rtol=1e-6)
+    assert tz.array(3.0).at[()].set(4.0) == 4.0
 
 
 def test_indexed_update_errors():
