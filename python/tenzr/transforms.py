@@ -673,7 +673,7 @@ def output_and_aux(kind: str, out: Any) -> tuple[Any, Any]:
     """(output, aux) of what a has_aux function returned, checked."""
     if not (isinstance(out, (tuple, list)) and len(out) == 2):
         got = f"a {type(out).__name__} of {len(out)}" if isinstance(out, (tuple, list)) else \
-            f"a single {type(out).__name__}"
+            f"a single {'ndarray' if isinstance(out, np.ndarray) else type(out).__name__}"
         raise TenzrError(f"{kind} with has_aux=True needs f to return a pair (output, aux), but it returned {got}")
     return out[0], out[1]
 

@@ -273,7 +273,8 @@ def test_indexed_update_gradients():
 
 def test_indexed_updates_of_a_0d_array():
     x = np.float32(3.0)
-    out = tz.jit(lambda x: (x.at[()].set(4.0), x.at[()].add(1.0), x.at[...].get(mode="fill"), x.at[()].apply(tz.sin)))(x)
+    out = tz.jit(lambda x: (x.at[()].set(4.0), x.at[()].add(1.0), x.at[...].get(mode="fill"),
+                            x.at[()].apply(tz.sin)))(x)
     np.testing.assert_allclose(out, [4.0, 4.0, 3.0, np.sin(3.0)], rtol=1e-6)
     assert tz.array(3.0).at[()].set(4.0) == 4.0
 
