@@ -401,9 +401,12 @@ def _solve_left(a: Value, b: Value, lower: bool, unit: bool) -> Value:
     sa, sb = sh.spec(a), sh.spec(b)
     n, k, batch = sa.shape[-1], sb.shape[-1], sb.shape[:-2]
     rank = sa.rank
+    if k == 1:  # (IREE 3.13 fails to compile the loop for one column: "'llvm.fsub' op requires the same type")
+        twice = _solve_left(a, sh.concatenate([b, b], rank - 1), lower, unit)
+        return sh.slice_(twice, [0] * rank, [*sb.shape], [1] * rank)
+    dims = list(range(len(batch)))
     strict = sh.select(sh.compare(_index(sa, rank - 2), _index(sa, rank - 1), "GT" if lower else "LT"), a,
                        sh.zeros(sa))
-    dims = list(range(len(batch)))
 
     def step(t: Value, values: list[Value]) -> list[Value]:
         strict, full, rhs, x = values

@@ -137,7 +137,8 @@ CASES = {
                                        transpose_a=True) ** 2).sum()
         + jax.scipy.linalg.cholesky(a @ a.T + jnp.eye(4), lower=False).sum(), [r(4, 4), r(4, 3)]),
     "lu_solve_inv_slogdet": (lambda a, b: (jnp.linalg.solve(a, b) ** 2).sum() + (jnp.linalg.inv(a) * b[:, :1]).sum()
-                             + jnp.linalg.slogdet(a)[1] + (jax.scipy.linalg.lu_factor(a)[0] * b[:, 1:]).sum(),
+                             + jnp.linalg.slogdet(a)[1] + (jax.scipy.linalg.lu_factor(a)[0] * b[:, 1:]).sum()
+                             + (jnp.linalg.solve(a, b[:, 0]) ** 2).sum(),  # (one right-hand side too)
                              [r(5, 5), r(5, 2)]),
     "batched_solve": (lambda a, b: (jnp.linalg.solve(a, b) ** 2).sum(), [r(3, 4, 4), r(3, 4, 2)]),
     "qr_tall_wide_complete": (lambda a, w: (jnp.linalg.qr(a)[0] * w[:, :3]).sum() + (jnp.linalg.qr(a.T)[1] ** 2).sum()
