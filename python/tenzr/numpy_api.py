@@ -555,7 +555,7 @@ def pad(x: ArrayLike, pad_width: Any, mode: str = "constant", *, constant_values
     if mode in ("constant", "empty"):
         values = np.zeros((x.ndim, 2)) if mode == "empty" else constant_values
         if isinstance(values, Array) or np.ndim(values) == 0:
-            (value,) = promote(x, values)[1:]
+            (value,) = promote(x, values)[1:] if x.spec.dtype != "i1" else (astype(asarray(values), np.bool_),)
             value = reshape(value, ()) if value.ndim else value
             return emit(T.pad, x, value, low=widths[:, 0], high=widths[:, 1], interior=[0] * x.ndim)
         values = _per_axis_side("constant_values", values, x.ndim, np.float64)
@@ -822,6 +822,9 @@ def _extreme(opdef, x: ArrayLike, axis: Any, out: None, keepdims: bool, initial:
         if mask is not None or initial is not None:
             raise TenzrError(f"{what}: initial= and where= take real arrays", user_location())
         return _lexicographic(opdef, x, axis, keepdims)
+    if x.spec.dtype == "i1":  # (booleans as 0 and 1: any and all)
+        found = _extreme(opdef, astype(x, np.int32), axis, out, keepdims, initial, mask)
+        return astype(found, np.bool_)
     best = _reduce(opdef, _masked(x, mask, _identity_of(opdef, x.dtype)), axis, keepdims)
     if initial is None:
         return best
@@ -862,7 +865,7 @@ def _arg(opdef, x: ArrayLike, axis: int | None, out: None, keepdims: bool | None
     if axis is None:
         x = reshape(x, (-1,))
     (dim,) = _axes(0 if axis is None else axis, x.ndim)
-    found = astype(emit(opdef, x, axis=dim), default_int())
+    found = astype(emit(opdef, astype(x, np.int32) if x.spec.dtype == "i1" else x, axis=dim), default_int())
     if not keepdims:
         return found
     return reshape(found, (1,) * rank) if axis is None else expand_dims(found, dim)

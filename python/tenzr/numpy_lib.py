@@ -851,6 +851,8 @@ def nanmean(a: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None,
 def _nan_extreme(a: ArrayLike, axis: Any, out: None, keepdims: bool, initial: Any, mask: Any, largest: bool) -> Array:
     a = asarray(a)
     extreme = reduce_max if largest else reduce_min
+    if not (a.is_float or a.spec.is_complex):  # (integers have no NaNs: their own type, as JAX's)
+        return extreme(a, axis, out, keepdims, initial, mask)
     best = extreme(where_(isnan(a), -np.inf if largest else np.inf, a), axis, out, keepdims, initial, mask)
     present = ~isnan(a) if mask is None else logical_and(~isnan(a), mask)
     return where_(any(present, axis, keepdims=keepdims) | (initial is not None), best, np.nan)
