@@ -182,8 +182,7 @@ def _lu(a: Value) -> tuple[Value, Value, Value]:
         down = list(range(rank - 1))  # (a column [..., n] spread over the columns)
         column = sh.broadcast_in_dim(sh.reduce(sh.select(in_column, a, sh.zeros(s)), 0, [rank - 1], "add"), s.shape,
                                      down)
-        pivot = sh.select(sh.and_(is_j, in_column), a, sh.zeros(s))  # A[j, j] after the swap, alone
-        pivot = sh.broadcast_in_dim(sh.reduce(pivot, 0, [rank - 2, rank - 1], "add"), s.shape, range(rank - 2))
+        pivot = _spread(sh.select(sh.and_(is_j, in_column), a, sh.zeros(s)), s)  # A[j, j] after the swap
         zero_pivot = sh.compare(pivot, sh.zeros(s), "EQ")
         below = sh.compare(rows, here, "GT")
         multipliers = sh.select(sh.and_(below, sh.not_(zero_pivot)),

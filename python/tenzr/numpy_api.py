@@ -648,8 +648,7 @@ def _pad_stat(chunk: Array, axis: int, width: int, mode: str) -> Array:
         middle = take(ordered, np.array([(m - 1) // 2, m // 2]), axis=axis, mode="promise_in_bounds")
         value = mean(middle if mode == "median" else ordered, axis, keepdims=True)
         if mode == "median" and chunk.is_float:  # (a NaN among them makes the median NaN, as NumPy's)
-            value = where(emit(T.reduce_max, astype(chunk != chunk, np.int32), axes=(axis,), keepdims=True) > 0,
-                          math.nan, value)
+            value = where(max(isnan(chunk), axis, keepdims=True), math.nan, value)
         if chunk.spec.dtype in ("i32", "i64"):  # (NumPy rounds an integer mean; a boolean one is cast)
             value = round(value)
         value = astype(value, chunk.dtype)
@@ -1368,31 +1367,29 @@ class IndexUpdate:
         self._check(mode, wrap_negative_indices)
         x = self._x
         promoted, exponents = promote(x, values)
-        shape = self._positions(mode).shape
-        exponents = reshape(broadcast_to(exponents, shape), (math.prod(shape),))
-        return self._in_turn("power", mode, unique_indices,
+        positions, known = self._located(mode)
+        exponents = reshape(broadcast_to(exponents, positions.shape), (positions.size,))
+        return self._in_turn("power", unique_indices,
                              lambda flat, picked, entries: power(take(flat, picked, mode="promise_in_bounds"),
                                                                  take(exponents, entries, mode="promise_in_bounds")),
-                             promoted)
+                             promoted, positions, known)
 
     def apply(self, func: Callable[[Array], Array], *, indices_are_sorted: bool = False,
               unique_indices: bool = False, mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
         """func (elementwise) applied at the index; a position picked k times gets it k times."""
         self._check(mode, wrap_negative_indices)
-        return self._in_turn("apply", mode, unique_indices,
+        return self._in_turn("apply", unique_indices,
                              lambda flat, picked, _: asarray(func(take(flat, picked, mode="promise_in_bounds"))),
-                             self._x)
+                             self._x, *self._located(mode))
 
-    def _in_turn(self, what: str, mode: str | None, unique: bool, new_values: Callable[[Array, Array, Array], Array],
-                 x: Array) -> Array:
+    def _in_turn(self, what: str, unique: bool, new_values: Callable[[Array, Array, Array], Array], x: Array,
+                 positions: Array, known: np.ndarray | None) -> Array:
         """x with `new_values(x flat, positions, their entries)` written at the positions, in
         rounds: a position picked k times is written in k rounds, each round reading the last.
-        The rounds are known while tracing for constant indices; a traced index needs
+        The rounds are `known` while tracing for constant indices; a traced index needs
         unique_indices=True (one round)."""
         flat = reshape(x, (x.size,))
-        positions = self._positions(mode)
         entries = np.arange(positions.size)
-        known = self._known_positions(mode)
         if known is None:
             if not unique:
                 raise TenzrError(f"x.at[...].{what} with a traced index: pass unique_indices=True (tenzr cannot "
@@ -1442,25 +1439,21 @@ class IndexUpdate:
         return isinstance(index, Array) or (isinstance(index, tuple) and any(isinstance(e, Array) for e in index))
 
     def _positions(self, mode: str | None) -> Array:
-        """The flat positions in x that the index picks. In mode "clip" out-of-range entries
-        of index arrays clamp (as in `x[index]`); otherwise they are x.size (where
-        tenzr.scatter writes nothing): as in JAX, such writes are dropped."""
-        if self._traced():
-            padded, widened = self._padded_index(mode)
-            return getitem(constant(padded), widened)
-        known = self._known_positions(mode)
-        assert known is not None
-        return constant(known)
+        return self._located(mode)[0]
 
-    def _known_positions(self, mode: str | None) -> np.ndarray | None:
-        """The positions of `_positions` when the index is known while tracing, else None."""
-        if self._traced():
-            return None
+    def _located(self, mode: str | None) -> tuple[Array, np.ndarray | None]:
+        """The flat positions in x that the index picks, and their values when the index is
+        known while tracing (else None). In mode "clip" out-of-range entries of index arrays
+        clamp (as in `x[index]`); otherwise they are x.size (where tenzr.scatter writes
+        nothing): as in JAX, such writes are dropped."""
         padded, widened = self._padded_index(mode)
+        if self._traced():
+            return getitem(constant(padded), widened), None
         try:
-            return np.asarray(padded[widened])
+            known = np.asarray(padded[widened])
         except IndexError as e:
             raise TenzrError(f"x.at[...]: {e}", user_location()) from None
+        return constant(known), known
 
     def _padded_index(self, mode: str | None) -> tuple[np.ndarray, Any]:
         """The array of x's flat positions and the index into it. Unless in mode "clip",

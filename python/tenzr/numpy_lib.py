@@ -853,9 +853,9 @@ def _nan_extreme(a: ArrayLike, axis: Any, out: None, keepdims: bool, initial: An
     extreme = reduce_max if largest else reduce_min
     if not (a.is_float or a.spec.is_complex):  # (integers have no NaNs: their own type, as JAX's)
         return extreme(a, axis, out, keepdims, initial, mask)
-    best = extreme(where_(isnan(a), -np.inf if largest else np.inf, a), axis, out, keepdims, initial, mask)
+    best = extreme(where(isnan(a), -np.inf if largest else np.inf, a), axis, out, keepdims, initial, mask)
     present = ~isnan(a) if mask is None else logical_and(~isnan(a), mask)
-    return where_(any(present, axis, keepdims=keepdims) | (initial is not None), best, np.nan)
+    return where(any(present, axis, keepdims=keepdims) | (initial is not None), best, np.nan)
 
 
 def nanmax(a: ArrayLike, axis: Any = None, out: None = None, keepdims: bool = False, initial: Any = None,
@@ -1125,7 +1125,7 @@ def nonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) ->
     fills = (0,) * a.ndim if fill_value is None else tuple(np.broadcast_to(np.asarray(fill_value), (a.ndim,)))
     coordinates = unravel_index(found, a.shape)
     present = found < a.size
-    return tuple(where_(present, c, asarray(f).astype(c.dtype)) for c, f in zip(coordinates, fills, strict=True))
+    return tuple(where(present, c, asarray(f).astype(c.dtype)) for c, f in zip(coordinates, fills, strict=True))
 
 
 def flatnonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Array:
@@ -1166,10 +1166,10 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
     bounds = _first_true(starts, size + 1)  # (where each value's run of equal elements starts, and the next's)
     found = bounds[:size]
     present = found < flat.size
-    first = where_(present, found, 0)  # (the fill reads the smallest value, as JAX's)
+    first = where(present, found, 0)  # (the fill reads the smallest value, as JAX's)
     filler = take(ordered, first, mode="promise_in_bounds") if fill_value is None else \
         asarray(fill_value).astype(a.dtype)
-    values = where_(present, take(ordered, found, mode="promise_in_bounds"), filler)
+    values = where(present, take(ordered, found, mode="promise_in_bounds"), filler)
     if not (return_index or return_inverse or return_counts):
         return values
     out = [values]
@@ -1180,7 +1180,7 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
         inverse = zeros(flat.shape, order.dtype).at[order].set(group)
         out.append(reshape(inverse, a.shape))
     if return_counts:
-        out.append(where_(present, bounds[1:] - found, 0))
+        out.append(where(present, bounds[1:] - found, 0))
     return tuple(out)
 
 
