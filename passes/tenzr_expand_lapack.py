@@ -1,11 +1,11 @@
 """`tenzr-expand-lapack`: JAX's LAPACK calls on the CPU, as JAX exports them
 (`stablehlo.custom_call @lapack_spotrf_ffi`, `@lapack_dgetrf_ffi`, `@lapack_sgeqrf_ffi`,
 `@lapack_dsyevd_ffi`, `@lapack_dtrsm_ffi`, ...: Cholesky, LU and QR factorizations,
-symmetric eigendecompositions and triangular solves, from `jnp.linalg.cholesky`, `solve`,
-`inv`, `slogdet`, `qr`, `eigh`, `eigvalsh`, `cho_solve`, `lu_factor`, `solve_triangular` and
-the like), as StableHLO loops. IREE has no LAPACK, and tenzr-grad, tenzr-jvp and
-tenzr-batch differentiate and batch the loops as any other (they run this expansion
-first).
+symmetric eigendecompositions, singular value decompositions and triangular solves, from
+`jnp.linalg.cholesky`, `solve`, `inv`, `slogdet`, `qr`, `eigh`, `eigvalsh`, `svd`, `pinv`,
+`cho_solve`, `lu_factor`, `solve_triangular` and the like), as StableHLO loops. IREE has
+no LAPACK, and tenzr-grad, tenzr-jvp and tenzr-batch differentiate and batch the loops as
+any other (they run this expansion first).
 
 - potrf (A = L Lᵀ, real): one column of L per iteration, L[:, j] = (A[:, j] - L L[j, :]ᵀ)
   / sqrt(that at j), below the diagonal. Its `info` is 0, or 1 where a pivot is not
@@ -24,6 +24,11 @@ first).
   disjoint pairs at once; eigenvalues ascending, eigenvectors as columns (their signs may
   differ from LAPACK's); `info` 0. Its derivative is the loop's, which matches the
   textbook one where eigenvalues are distinct (and stays finite where they are not).
+- gesdd and gesvd (real, any shape): one-sided Jacobi on the columns of A (of Aᵀ where A
+  is wide), the same sweeps and rotations as syevd's, applied to A's columns; singular
+  values descending; U completed to an orthonormal basis by Householder QR (zero singular
+  values, full U of a tall A); the singular vectors' signs may differ from LAPACK's; `info`
+  0. Mode N (values only) leaves U and Vᵀ zeros.
 - trsm (op(A) X = B, or X op(A) = B with side=R; real): the equivalent left solve with a
   lower or upper triangular matrix, one row of X per iteration, reading only A's triangle
   (and ones for its diagonal with diag=U).
@@ -47,12 +52,13 @@ from tenzr.dialect.types import TensorSpec
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import Pass, register
 
-_TARGET = re.compile(r"lapack_([sd])(potrf|trsm|getrf|geqrf|orgqr|syevd)_ffi")
+_TARGET = re.compile(r"lapack_([sd])(potrf|trsm|getrf|geqrf|orgqr|syevd|gesdd|gesvd)_ffi")
+_SVD_VECTORS = {ord("A"): "full", ord("S"): "thin", ord("N"): "none"}  # (gesdd's and gesvd's job)
 _LOWER, _RIGHT, _NO_TRANSPOSE, _UNIT = ord("L"), ord("R"), ord("N"), ord("U")
 
 
 def expand_lapack(module: ir.Operation) -> None:
-    """Rewrites every real potrf and trsm call of JAX's in `module` (see the module doc)."""
+    """Rewrites every real LAPACK call of JAX's in `module` that it knows (see the module doc)."""
     for op in ops_named(module, {"stablehlo.custom_call"}):
         match = _TARGET.fullmatch(ir.StringAttr(op.attributes["call_target_name"]).value)
         if match is None:
@@ -65,6 +71,12 @@ def expand_lapack(module: ir.Operation) -> None:
             elif match.group(2) == "syevd":
                 vectors, values = _eigh(op.operands[0], lower=config.get("uplo", _LOWER) == _LOWER)
                 replace_op(op, [vectors, values, sh.zeros(sh.spec(op.results[2]))])
+            elif match.group(2) in ("gesdd", "gesvd"):
+                vectors = _SVD_VECTORS[config.get("mode", ord("A"))]
+                values, u, vt = _svd(op.operands[0], vectors)
+                u_spec, vt_spec = sh.spec(op.results[2]), sh.spec(op.results[3])
+                replace_op(op, [op.operands[0], values, sh.zeros(u_spec) if u is None else u,
+                                sh.zeros(vt_spec) if vt is None else vt, sh.zeros(sh.spec(op.results[4]))])
             elif match.group(2) == "geqrf":
                 replace_op(op, list(_householder(op.operands[0])))
             elif match.group(2) == "orgqr":
@@ -274,81 +286,187 @@ def _orthogonal(a: Value, taus: Value) -> Value:
     return _loop(k, [a, taus, identity], step)[2]
 
 
-JACOBI_SWEEPS = 12
-"""Sweeps of `_eigh` (each n - 1 rounds of n/2 rotations): off-diagonal mass shrinks
-quadratically, so 12 leave float64 matrices of a few hundred rows diagonal to rounding."""
-
-
 def _eigh(a: Value, lower: bool) -> tuple[Value, Value]:
     """syevd: (eigenvectors as columns, eigenvalues ascending) of the symmetric matrix in
     A's lower (or upper) triangle, by cyclic Jacobi: each round rotates n/2 disjoint pairs
-    of rows and columns at once (the round-robin order, padded to an even count), the
-    rotation J = diag(c) + diag(±s) P (P the round's pairing) applied as A <- Jᵀ A J and
-    V <- V J. The eigenvectors' signs may differ from LAPACK's."""
+    of rows and columns at once (`_rotation`), A <- Jᵀ A J and V <- V J. The eigenvectors'
+    signs may differ from LAPACK's."""
     s = sh.spec(a)
     n, batch, rank = s.shape[-1], s.shape[:-2], s.rank
     if n == 1:  # (nothing to rotate)
         return sh.full(s, 1), sh.reshape(a, (*batch, 1))
-    lead = list(range(rank - 2))
     rows, columns = _index(s, rank - 2), _index(s, rank - 1)
     kept = sh.compare(rows, columns, "GE" if lower else "LE")
     triangle = sh.select(kept, a, sh.zeros(s))
     strict = sh.select(sh.compare(rows, columns, "EQ"), sh.zeros(s), triangle)
     symmetric = sh.add(triangle, _swap_last(strict))
-    schedule = _round_robin(n)
-    rounds = schedule.shape[0]
-    vector = TensorSpec((*batch, n), s.dtype)
+    dims = (list(range(rank - 2)), list(range(rank - 2)))
 
-    def step(t: Value, values: list[Value]) -> list[Value]:
-        matrix, vectors, table = values
-        r = sh.remainder(t, sh.constant(rounds, TensorSpec((), "i32")))
-        zero = sh.constant(0, TensorSpec((), "i32"))
-        partner = sh.reshape(sh.dynamic_slice(table, [r, zero], (1, n)), (n,))  # [n]
-        index = sh.iota(TensorSpec((n,), "i32"), 0)
-        pairing = sh.convert(sh.compare(sh.iota(TensorSpec((n, n), "i32"), 1),
-                                        sh.broadcast_in_dim(partner, (n, n), [0]), "EQ"), s.dtype)  # P[i, π(i)]
-        pairing = sh.broadcast_in_dim(pairing, s.shape, [rank - 2, rank - 1])
-        first = sh.broadcast_in_dim(sh.compare(index, partner, "LT"), vector.shape, [rank - 2])  # i is its pair's p
-        paired = sh.broadcast_in_dim(sh.compare(index, partner, "NE"), vector.shape, [rank - 2])
-        diagonal = sh.reduce(sh.select(sh.compare(rows, columns, "EQ"), matrix, sh.zeros(s)), 0, [rank - 1], "add")
+    def step(pairing: Value, values: list[Value]) -> list[Value]:
+        matrix, vectors = values
         across = sh.reduce(sh.multiply(matrix, pairing), 0, [rank - 1], "add")  # A[i, π(i)]
-        mirrored = sh.reduce(sh.multiply(pairing, sh.broadcast_in_dim(diagonal, s.shape, [*lead, rank - 1])), 0,
-                             [rank - 1], "add")  # A[π(i), π(i)]
-        low, high = sh.select(first, diagonal, mirrored), sh.select(first, mirrored, diagonal)
-        rotates = sh.and_(paired, sh.compare(across, sh.zeros(vector), "NE"))
-        safe = sh.select(rotates, across, sh.full(vector, 1))
-        tau = sh.divide(sh.subtract(high, low), sh.multiply(sh.full(vector, 2), safe))
-        root = sh.sqrt(sh.add(sh.full(vector, 1), sh.multiply(tau, tau)))
-        sign = sh.select(sh.compare(tau, sh.zeros(vector), "GE"), sh.full(vector, 1), sh.full(vector, -1))
-        tangent = sh.select(rotates, sh.divide(sign, sh.add(sh.abs_(tau), root)), sh.zeros(vector))
-        cosine = sh.rsqrt(sh.add(sh.full(vector, 1), sh.multiply(tangent, tangent)))
-        sine = sh.multiply(tangent, cosine)
-        signed = sh.select(first, sine, sh.negate(sine))
-        on_diagonal = sh.convert(sh.compare(rows, columns, "EQ"), s.dtype)
-        rotation = sh.add(sh.multiply(on_diagonal, sh.broadcast_in_dim(cosine, s.shape, [*lead, rank - 2])),
-                          sh.multiply(pairing, sh.broadcast_in_dim(signed, s.shape, [*lead, rank - 2])))
-        dims = (lead, lead)
+        rotation = _rotation(_diagonal(matrix), across, pairing)
         rotated = sh.dot_general(matrix, rotation, dims, ((rank - 1,), (rank - 2,)))  # A J
         matrix = sh.dot_general(rotation, rotated, dims, ((rank - 2,), (rank - 2,)))  # Jᵀ (A J)
-        vectors = sh.dot_general(vectors, rotation, dims, ((rank - 1,), (rank - 2,)))
-        return [matrix, vectors, table]
+        return [matrix, sh.dot_general(vectors, rotation, dims, ((rank - 1,), (rank - 2,)))]
 
-    identity = sh.convert(sh.compare(rows, columns, "EQ"), s.dtype)
+    matrix, vectors = _sweeps(n, [symmetric, _identity(s)], step)
+    moves = _ordering(_diagonal(matrix), descending=False)
+    return sh.dot_general(vectors, moves, dims, ((rank - 1,), (rank - 2,))), _moved(_diagonal(matrix), moves)
+
+
+def _svd(a: Value, vectors: str) -> tuple[Value, Value | None, Value | None]:
+    """gesdd and gesvd: (singular values descending, U, Vᵀ), U and Vᵀ square
+    (`vectors="full"`), as wide as there are singular values ("thin"), or None ("none"),
+    from `_tall_svd` of A, or of Aᵀ where A is wide (then U and V trade places)."""
+    s = sh.spec(a)
+    if s.shape[-2] >= s.shape[-1]:
+        values, u, v = _tall_svd(a, vectors)
+        return values, u, None if v is None else _swap_last(v)
+    values, u, v = _tall_svd(_swap_last(a), vectors)
+    return values, v, None if u is None else _swap_last(u)
+
+
+def _tall_svd(a: Value, vectors: str) -> tuple[Value, Value | None, Value | None]:
+    """(s, U, V) of A [..., m, n], m >= n, by one-sided Jacobi on A's columns: rounds of
+    `_rotation` make them orthogonal, G <- G J and V <- V J, so A = G Vᵀ; the singular values
+    are G's column norms and U's columns G's, normalized. U then goes through Householder
+    QR, whose Q (its signs set by R's diagonal) is U where U's columns are orthonormal and
+    completes them to an orthonormal basis where they are not (zero singular values, or
+    `vectors="full"` with m > n). The singular vectors' signs may differ from LAPACK's."""
+    s = sh.spec(a)
+    m, n, batch, rank = s.shape[-2], s.shape[-1], s.shape[:-2], s.rank
+    square = TensorSpec((*batch, n, n), s.dtype)
+    dims = (list(range(rank - 2)), list(range(rank - 2)))
+
+    def step(pairing: Value, values: list[Value]) -> list[Value]:
+        g, v = values
+        paired = sh.dot_general(g, pairing, dims, ((rank - 1,), (rank - 2,)))  # G[:, π(i)]
+        across = sh.reduce(sh.multiply(g, paired), 0, [rank - 2], "add")  # G[:, i] · G[:, π(i)]
+        rotation = _rotation(sh.reduce(sh.multiply(g, g), 0, [rank - 2], "add"), across, pairing)
+        return [sh.dot_general(g, rotation, dims, ((rank - 1,), (rank - 2,))),
+                sh.dot_general(v, rotation, dims, ((rank - 1,), (rank - 2,)))]
+
+    g, v = _sweeps(n, [a, _identity(square)], step) if n > 1 else [a, _identity(square)]
+    squares = sh.reduce(sh.multiply(g, g), 0, [rank - 2], "add")
+    positive = sh.compare(squares, sh.zeros(sh.spec(squares)), "GT")
+    norms = sh.select(positive, sh.sqrt(sh.select(positive, squares, sh.full(sh.spec(squares), 1))),
+                      sh.zeros(sh.spec(squares)))  # (a finite derivative at 0)
+    moves = _ordering(norms, descending=True)
+    values = _moved(norms, moves)
+    if vectors == "none":
+        return values, None, None
+    g = sh.dot_general(g, moves, dims, ((rank - 1,), (rank - 2,)))
+    v = sh.dot_general(v, moves, dims, ((rank - 1,), (rank - 2,)))
+    nonzero = sh.broadcast_in_dim(sh.compare(values, sh.zeros(sh.spec(values)), "GT"), s.shape, [*dims[0], rank - 1])
+    spread = sh.broadcast_in_dim(values, s.shape, [*dims[0], rank - 1])
+    columns = sh.select(nonzero, sh.divide(g, sh.select(nonzero, spread, sh.full(s, 1))), sh.zeros(s))
+    packed, taus = _householder(columns)
+    signs = _diagonal(packed)
+    signs = sh.select(sh.compare(signs, sh.zeros(sh.spec(signs)), "LT"), sh.full(sh.spec(signs), -1),
+                      sh.full(sh.spec(signs), 1))
+    if vectors == "full" and m > n:
+        packed = sh.concatenate([packed, sh.zeros(TensorSpec((*batch, m, m - n), s.dtype))], rank - 1)
+        signs = sh.concatenate([signs, sh.full(TensorSpec((*batch, m - n), s.dtype), 1)], rank - 2)
+    q = _orthogonal(packed, taus)
+    u = sh.multiply(q, sh.broadcast_in_dim(signs, sh.spec(q).shape, [*dims[0], rank - 1]))
+    return values, u, v
+
+
+JACOBI_SWEEPS = 12
+"""Sweeps of `_eigh` and `_svd` (each n - 1 rounds of n/2 rotations): off-diagonal mass
+shrinks quadratically, so 12 leave float64 matrices of a few hundred rows diagonal to
+rounding."""
+
+
+def _sweeps(n: int, carried: list[Value], round_: Callable[[Value, list[Value]], list[Value]]) -> list[Value]:
+    """JACOBI_SWEEPS sweeps over all pairs of 0..n-1, n > 1, in the round-robin order
+    (`_round_robin`): each round calls `round_(P, carried)`, P[..., i, j] = 1 where j is i's
+    partner π(i) in the round (a permutation matrix of the carried values' dtype, batched as
+    the first; P[i, i] = 1 for the one left out when n is odd)."""
+    first = sh.spec(carried[0])
+    batch, dtype = first.shape[:-2], first.dtype
+    schedule = _round_robin(n)
+    rounds = schedule.shape[0]
+    counter = TensorSpec((), "i32")
+
+    def step(t: Value, values: list[Value]) -> list[Value]:
+        table, *values = values
+        r = sh.remainder(t, sh.constant(rounds, counter))
+        partner = sh.reshape(sh.dynamic_slice(table, [r, sh.constant(0, counter)], (1, n)), (n,))
+        pairing = sh.convert(sh.compare(sh.iota(TensorSpec((n, n), "i32"), 1),
+                                        sh.broadcast_in_dim(partner, (n, n), [0]), "EQ"), dtype)
+        pairing = sh.broadcast_in_dim(pairing, (*batch, n, n), [len(batch), len(batch) + 1])
+        return [table, *round_(pairing, values)]
+
     table = sh.constant(schedule, TensorSpec(schedule.shape, "i32"))
-    matrix, vectors, _ = _loop(JACOBI_SWEEPS * rounds, [symmetric, identity, table], step)
-    values = sh.reduce(sh.select(sh.compare(rows, columns, "EQ"), matrix, sh.zeros(s)), 0, [rank - 1], "add")
-    # Ascending order by counting, not sorting (IREE 3.13 fails to compile the gradient's
-    # three-operand sort): value i goes to place #{j: w_j < w_i, or w_j = w_i and j < i}.
+    return _loop(JACOBI_SWEEPS * rounds, [table, *carried], step)[1:]
+
+
+def _rotation(diagonal: Value, across: Value, pairing: Value) -> Value:
+    """The round's Jacobi rotation J = diag(c) + diag(±s) P that zeroes A[p, q] for each
+    pair p < q of `pairing` P in Jᵀ A J, for a symmetric A given by its `diagonal` and
+    `across`, A[i, π(i)] (no rotation where that is 0, or i has no partner)."""
+    vector, s = sh.spec(diagonal), sh.spec(pairing)
+    rank = s.rank
+    lead = list(range(rank - 2))
+    later = sh.convert(sh.compare(_index(s, rank - 1), _index(s, rank - 2), "GT"), s.dtype)
+    first = sh.compare(sh.reduce(sh.multiply(pairing, later), 0, [rank - 1], "add"), sh.zeros(vector),
+                       "GT")  # π(i) > i: i is its pair's p
+    mirrored = sh.reduce(sh.multiply(pairing, sh.broadcast_in_dim(diagonal, s.shape, [*lead, rank - 1])), 0,
+                         [rank - 1], "add")  # A[π(i), π(i)]
+    low, high = sh.select(first, diagonal, mirrored), sh.select(first, mirrored, diagonal)
+    paired = sh.compare(_diagonal(pairing), sh.zeros(vector), "EQ")
+    rotates = sh.and_(paired, sh.compare(across, sh.zeros(vector), "NE"))
+    safe = sh.select(rotates, across, sh.full(vector, 1))
+    tau = sh.divide(sh.subtract(high, low), sh.multiply(sh.full(vector, 2), safe))
+    root = sh.sqrt(sh.add(sh.full(vector, 1), sh.multiply(tau, tau)))
+    sign = sh.select(sh.compare(tau, sh.zeros(vector), "GE"), sh.full(vector, 1), sh.full(vector, -1))
+    tangent = sh.select(rotates, sh.divide(sign, sh.add(sh.abs_(tau), root)), sh.zeros(vector))
+    cosine = sh.rsqrt(sh.add(sh.full(vector, 1), sh.multiply(tangent, tangent)))
+    sine = sh.multiply(tangent, cosine)
+    signed = sh.select(first, sine, sh.negate(sine))
+    return sh.add(sh.multiply(_identity(s), sh.broadcast_in_dim(cosine, s.shape, [*lead, rank - 2])),
+                  sh.multiply(pairing, sh.broadcast_in_dim(signed, s.shape, [*lead, rank - 2])))
+
+
+def _identity(s: TensorSpec) -> Value:
+    return sh.convert(sh.compare(_index(s, s.rank - 2), _index(s, s.rank - 1), "EQ"), s.dtype)
+
+
+def _diagonal(a: Value) -> Value:
+    """A[..., i, i] for each i < min(m, n), as [..., min(m, n)] (summed over rows when m > n:
+    only the diagonal is nonzero in the selection)."""
+    s = sh.spec(a)
+    on = sh.compare(_index(s, s.rank - 2), _index(s, s.rank - 1), "EQ")
+    m, n = s.shape[-2:]
+    return sh.reduce(sh.select(on, a, sh.zeros(s)), 0, [s.rank - 2 if m >= n else s.rank - 1], "add")
+
+
+def _ordering(values: Value, descending: bool) -> Value:
+    """M[..., i, k] = 1 where value i goes to place k of the ascending (or descending) order,
+    ties kept in place order, by counting, not sorting (IREE 3.13 fails to compile the
+    gradient's three-operand sort): place_i = #{j: w_j before w_i, or w_j = w_i and j < i}."""
+    vector = sh.spec(values)
+    n, rank = vector.shape[-1], vector.rank + 1
+    s = TensorSpec((*vector.shape, n), vector.dtype)
+    lead = list(range(rank - 2))
+    rows, columns = _index(s, rank - 2), _index(s, rank - 1)
     mine = sh.broadcast_in_dim(values, s.shape, [*lead, rank - 2])  # w_i along row i
     theirs = sh.broadcast_in_dim(values, s.shape, [*lead, rank - 1])  # w_j along column j
-    before = sh.or_(sh.compare(theirs, mine, "LT"),
+    before = sh.or_(sh.compare(theirs, mine, "GT" if descending else "LT"),
                     sh.and_(sh.compare(theirs, mine, "EQ"), sh.compare(columns, rows, "LT")))
     place = sh.reduce(sh.convert(before, "i32"), 0, [rank - 1], "add")  # [..., n]
-    moves = sh.convert(sh.compare(sh.broadcast_in_dim(place, s.shape, [*lead, rank - 2]), columns, "EQ"), s.dtype)
-    dims = (lead, lead)
-    values = sh.reshape(sh.dot_general(sh.reshape(values, (*batch, 1, n)), moves, dims, ((rank - 1,), (rank - 2,))),
-                        (*batch, n))  # w[k] = Σ_i w_i [place_i = k]
-    return sh.dot_general(vectors, moves, dims, ((rank - 1,), (rank - 2,))), values
+    return sh.convert(sh.compare(sh.broadcast_in_dim(place, s.shape, [*lead, rank - 2]), columns, "EQ"), s.dtype)
+
+
+def _moved(values: Value, moves: Value) -> Value:
+    """w[k] = Σ_i w_i M[i, k]: `values` in the places `_ordering` gave them."""
+    vector = sh.spec(values)
+    batch, n = vector.shape[:-1], vector.shape[-1]
+    lead = list(range(len(batch)))
+    row = sh.reshape(values, (*batch, 1, n))
+    return sh.reshape(sh.dot_general(row, moves, (lead, lead), ((len(batch) + 1,), (len(batch),))), vector.shape)
 
 
 def _round_robin(n: int) -> np.ndarray:
@@ -429,8 +547,9 @@ class TenzrExpandLapack(Pass):
     flag: ClassVar[str] = "tenzr-expand-lapack"
     summary: ClassVar[str] = ("Rewrite JAX's LAPACK calls (stablehlo.custom_call @lapack_?potrf_ffi, "
                               "@lapack_?getrf_ffi, @lapack_?geqrf_ffi, @lapack_?orgqr_ffi, @lapack_?syevd_ffi, "
-                              "@lapack_?trsm_ffi: Cholesky, LU, QR and symmetric eigen decompositions and triangular "
-                              "solves, real) as StableHLO loops, which IREE compiles and tenzr-grad differentiates.")
+                              "@lapack_?gesdd_ffi, @lapack_?gesvd_ffi, @lapack_?trsm_ffi: Cholesky, LU, QR, symmetric "
+                              "eigen and singular value decompositions and triangular solves, real) as StableHLO "
+                              "loops, which IREE compiles and tenzr-grad differentiates.")
 
     def run(self, module: ir.Operation) -> None:
         expand_lapack(module)

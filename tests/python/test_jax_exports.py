@@ -125,7 +125,7 @@ CASES = {
                                                               x[::-1, ::2].repeat(3, 1)], 0) ** 2).sum(), [r(3, 4)]),
     "prod": (lambda x: jnp.prod(x, axis=1).sum(), [r(3, 4)]),
     "argmax_index": (lambda x: x[jnp.arange(3), jnp.argmax(x, axis=1)].sum(), [r(3, 4)]),
-    # JAX's LAPACK calls (potrf, getrf, geqrf and orgqr, syevd, trsm), which tenzr-expand-lapack turns into loops
+    # JAX's LAPACK calls (potrf, getrf, geqrf and orgqr, syevd, gesdd, trsm), which tenzr-expand-lapack turns into loops
     "cholesky_and_solves": (lambda a, b: (jax.scipy.linalg.solve_triangular(
         jnp.linalg.cholesky(a @ a.T + 3 * jnp.eye(4)), b, lower=True) ** 2).sum()
         + (jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(a @ a.T + jnp.eye(4)), b) * b).sum()
@@ -147,6 +147,12 @@ CASES = {
     # (eigenvectors' signs may differ from LAPACK's: the function is one of V diag(f(w)) Vᵀ)
     "eigh": (lambda a: (lambda w, v: ((v / jnp.sqrt(w)) @ v.T).sum() + (w ** 2).sum())(
         *jnp.linalg.eigh(a @ a.T + jnp.eye(4))), [r(4, 4)]),
+    # (singular vectors' signs may differ from LAPACK's: functions of U diag(f(s)) Vᵀ, pinv and s)
+    "svd_pinv_norm": (lambda a, b: (lambda u, s, vt: ((u * jnp.sin(s)) @ vt * a).sum())(
+        *jnp.linalg.svd(a, full_matrices=False)) + (jnp.linalg.pinv(a) * b[0]).sum()
+        + jnp.linalg.norm(a, 2) + (jnp.linalg.svd(b, compute_uv=False) ** 3).sum()
+        + (lambda u, s, vt: (u @ vt * jnp.cos(b[0, :, :3])).sum())(*jnp.linalg.svd(b[1, :, :3])),
+        [r(5, 3), r(2, 3, 5)]),
     "batched_cholesky": (lambda a, w: (jnp.linalg.cholesky(jnp.einsum("bij,bkj->bik", a, a) + jnp.eye(3)) ** 2
                                        * w[:, None, None]).sum(), [r(2, 3, 3), r(2)]),
 }
@@ -246,6 +252,30 @@ def test_lapack_factorizations_pivot_as_lapack_and_keep_nans():
         _, pivots, solution, _ = program("main", np.array(a), np.eye(2))
         assert np.isnan(solution).all() and ((0 <= pivots) & (pivots < 3)).all()
     assert np.isnan(program("main", np.eye(3), np.array([[1.0, 2.0], [2.0, 1.0]]))[3]).any()
+
+
+def test_svd_gives_orthonormal_vectors_where_lapack_does():
+    """gesdd's results for tall, wide, batched, rank-deficient and zero matrices, thin and
+    full: LAPACK's singular values, U and Vᵀ with orthonormal columns and rows (completed
+    to a basis where singular values are 0, or U is wider than A), and U diag(s) Vᵀ = A."""
+    def f(tall, wide, batched):
+        return (jnp.linalg.svd(tall), jnp.linalg.svd(tall, full_matrices=False), jnp.linalg.svd(wide),
+                jnp.linalg.svd(batched))
+
+    shapes = [(6, 4), (3, 5), (2, 4, 4)]
+    with make_context():
+        module = parse_module(jax.jit(f).lower(*[np.ones(s) for s in shapes]).as_text())
+        lower_to_stablehlo(module, Target())
+        program = Program(compile_stablehlo(str(module), Target()), Target())
+    deficient = [r(6, 2) @ r(2, 4), r(3, 1) @ r(1, 5), np.stack([r(4, 3) @ r(3, 4), np.zeros((4, 4))])]
+    for args in ([r(*s) for s in shapes], deficient, [np.zeros(s) for s in shapes]):
+        got = program("main", *args)
+        for (u, s, vt), a in zip(zip(*[iter(got)] * 3, strict=True), [args[0], *args], strict=True):
+            k = s.shape[-1]
+            np.testing.assert_allclose(s, np.linalg.svd(a, compute_uv=False), atol=1e-13)
+            np.testing.assert_allclose((u[..., :k] * s[..., None, :]) @ vt[..., :k, :], a, atol=1e-13)
+            for gram in (np.swapaxes(u, -1, -2) @ u, vt @ np.swapaxes(vt, -1, -2)):
+                np.testing.assert_allclose(gram, np.broadcast_to(np.eye(gram.shape[-1]), gram.shape), atol=1e-13)
 
 
 def test_out_of_range_reads_clamp_and_their_gradient_is_the_clamped_rows():

@@ -126,19 +126,59 @@ func.func @qr(%a: tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>) {
 // CHECK-LABEL: func.func @eigh
 // CHECK-NOT: custom_call
 // CHECK: %[[TABLE:.*]] = stablehlo.constant dense<{{\[\[}}3, 2, 1, 0], [2, 3, 0, 1], [1, 0, 3, 2]]> : tensor<3x4xi32>
-// CHECK: %[[LOOP:.*]]:4 = stablehlo.while(%{{.*}} = %{{.*}}, %[[A:.*]] = %{{.*}}, %[[V:.*]] = %{{.*}}, %[[T:.*]] = %[[TABLE]])
+// CHECK: %[[LOOP:.*]]:4 = stablehlo.while(%{{.*}} = %{{.*}}, %[[T:.*]] = %[[TABLE]], %[[A:.*]] = %{{.*}}, %[[V:.*]] = %{{.*}})
 // CHECK: stablehlo.constant dense<36> : tensor<i32>
 // CHECK: stablehlo.dynamic_slice %[[T]]
 // CHECK: stablehlo.rsqrt
 // CHECK: %[[AJ:.*]] = stablehlo.dot_general %[[A]], %[[J:.*]], contracting_dims = [1] x [0]
 // CHECK: %[[JAJ:.*]] = stablehlo.dot_general %[[J]], %[[AJ]], contracting_dims = [0] x [0]
 // CHECK: %[[VJ:.*]] = stablehlo.dot_general %[[V]], %[[J]], contracting_dims = [1] x [0]
-// CHECK: stablehlo.return %{{.*}}, %[[JAJ]], %[[VJ]], %[[T]]
+// CHECK: stablehlo.return %{{.*}}, %[[T]], %[[JAJ]], %[[VJ]]
 // CHECK-NOT: stablehlo.sort
-// CHECK: %[[VECTORS:.*]] = stablehlo.dot_general %[[LOOP]]#2
+// CHECK: %[[VECTORS:.*]] = stablehlo.dot_general %[[LOOP]]#3
 // CHECK: %[[INFO:.*]] = stablehlo.constant dense<0> : tensor<i32>
 // CHECK: return %[[VECTORS]], %{{.*}}, %[[INFO]]
 func.func @eigh(%a: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<i32>) {
   %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<i32>)
   return %0#0, %0#1, %0#2 : tensor<4x4xf32>, tensor<4xf32>, tensor<i32>
+}
+
+// Singular value decomposition (gesdd, gesvd) by one-sided Jacobi, here on Aᵀ as A is
+// wide: 12 sweeps of 3 rounds rotating pairs of columns, G J and V J; the singular values
+// are G's column norms, placed in descending order by counting (no sort); U's columns are
+// G's normalized, then Householder QR (the geqrf and orgqr loops) makes them an orthonormal
+// basis; U and V trade places for a wide A.
+// CHECK-LABEL: func.func @svd
+// CHECK-NOT: custom_call
+// CHECK: %[[AT:.*]] = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<3x4xf32>) -> tensor<4x3xf32>
+// CHECK: %[[LOOP:.*]]:4 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %[[G:.*]] = %[[AT]], %[[V:.*]] = %{{.*}})
+// CHECK: stablehlo.constant dense<36> : tensor<i32>
+// CHECK: stablehlo.rsqrt
+// CHECK: %[[GJ:.*]] = stablehlo.dot_general %[[G]], %[[J:.*]], contracting_dims = [1] x [0]
+// CHECK: %[[VJ:.*]] = stablehlo.dot_general %[[V]], %[[J]], contracting_dims = [1] x [0]
+// CHECK: stablehlo.return %{{.*}}, %{{.*}}, %[[GJ]], %[[VJ]]
+// CHECK: stablehlo.sqrt
+// CHECK-NOT: stablehlo.sort
+// CHECK: %[[S:.*]] = stablehlo.reshape %{{.*}} : (tensor<1x3xf32>) -> tensor<3xf32>
+// CHECK: %[[VS:.*]] = stablehlo.dot_general %[[LOOP]]#3,
+// CHECK: stablehlo.divide
+// CHECK: %[[QR:.*]]:3 = stablehlo.while
+// CHECK: %[[Q:.*]]:4 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[QR]]#1, %{{.*}} = %[[QR]]#2,
+// CHECK: %[[UT:.*]] = stablehlo.transpose %{{.*}}, dims = [1, 0] : (tensor<4x3xf32>) -> tensor<3x4xf32>
+// CHECK: return %[[S]], %[[VS]], %[[UT]], %{{.*}}
+func.func @svd(%a: tensor<3x4xf32>) -> (tensor<3xf32>, tensor<3x3xf32>, tensor<3x4xf32>, tensor<i32>) {
+  %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 83 : ui8}} : (tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3xf32>, tensor<3x3xf32>, tensor<3x4xf32>, tensor<i32>)
+  return %0#1, %0#2, %0#3, %0#4 : tensor<3xf32>, tensor<3x3xf32>, tensor<3x4xf32>, tensor<i32>
+}
+
+// Singular values alone (mode N): the Jacobi loop only; U and Vᵀ, unused, are zeros.
+// CHECK-LABEL: func.func @singular_values
+// CHECK: stablehlo.while
+// CHECK-NOT: stablehlo.while
+// CHECK: %[[U:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<4x4xf64>
+// CHECK: %[[VT:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<3x3xf64>
+// CHECK: return %{{.*}}, %[[U]], %[[VT]]
+func.func @singular_values(%a: tensor<4x3xf64>) -> (tensor<3xf64>, tensor<4x4xf64>, tensor<3x3xf64>) {
+  %0:5 = stablehlo.custom_call @lapack_dgesvd_ffi(%a) {mhlo.backend_config = {mode = 78 : ui8}} : (tensor<4x3xf64>) -> (tensor<4x3xf64>, tensor<3xf64>, tensor<4x4xf64>, tensor<3x3xf64>, tensor<i32>)
+  return %0#1, %0#2, %0#3 : tensor<3xf64>, tensor<4x4xf64>, tensor<3x3xf64>
 }
