@@ -48,9 +48,11 @@ def function_to_derive(module: ir.Operation, name: str, new_name: str,
                        pass_name: str) -> tuple[dict[str, ir.Operation], ir.Operation]:
     """(the module's functions, `@name`), checked: it exists, has a body, and `@new_name`
     (the function a transformation adds) does not exist yet."""
-    from tenzr.passes.tenzr_expand_lapack import expand_lapack  # (a pass: it imports what imports this)
+    from tenzr.passes.tenzr_expand_fft import expand_fft  # (passes: they import what imports this)
+    from tenzr.passes.tenzr_expand_lapack import expand_lapack
 
-    expand_lapack(module)  # (JAX's LAPACK calls become loops, which transformations take as any other)
+    expand_lapack(module)  # (JAX's LAPACK calls become loops, and FFTs products, which transformations take)
+    expand_fft(module)
     funcs = functions(module)
     if name not in funcs:
         known = ", ".join(f"@{n}" for n in funcs) or "none"

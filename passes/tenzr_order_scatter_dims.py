@@ -1,10 +1,13 @@
-"""`tenzr-order-scatter-dims`: a scatter with batching dims gets its operand's dims in the
-order [batching dims, indexed dims, the rest] and its updates' in the order [scatter dims,
-window dims], by transposes around it. IREE 3.13 rejects other orders where a scatter has
-batching dims ("'iree_linalg_ext.scatter' op expected indices to be equal to batch rank or
-batch rank + 1"): `tz.jacrev` of `m[:, idx]` scattered its cotangent into dim 1 of each
-batch, past a window along dim 0, and failed to compile. (Without batching dims IREE puts
-the dims in order itself.)
+"""`tenzr-order-scatter-dims`: a scatter gets its operand's dims in the order [batching
+dims, indexed dims, the rest] and its updates' in the order [scatter dims, window dims], by
+transposes around it. IREE 3.13 rejects or miscompiles other orders:
+- with batching dims, it rejects them ("'iree_linalg_ext.scatter' op expected indices to be
+  equal to batch rank or batch rank + 1"): `tz.jacrev` of `m[:, idx]` scattered its
+  cotangent into dim 1 of each batch, past a window along dim 0, and failed to compile;
+- without, a window dim before two indexed dims failed the same way (JAX's
+  `x.at[:, i, j].add(u)`, and the gradient of JAX's batched `det`, which gathers the
+  diagonals), and a window dim between two indexed ones compiled but wrote the wrong
+  elements (`x.at[i, :, j].add(u)`).
 
 This runs after `tenzr-split-scatter-windows`, which leaves every indexed dim inserted.
 """
@@ -23,7 +26,7 @@ from tenzr.passes.views import ScatterDims, view
 
 def order_scatter_dims(op: ir.Operation) -> None:
     dims: ScatterDims = view(op)["scatter_dimension_numbers"]
-    if not dims.input_batching_dims or not set(dims.scatter_dims_to_operand_dims) <= set(dims.inserted_window_dims):
+    if not set(dims.scatter_dims_to_operand_dims) <= set(dims.inserted_window_dims):
         return
     count = len(op.operands) // 2
     targets, indices, updates = list(op.operands[:count]), op.operands[count], list(op.operands[count + 1:])
@@ -55,8 +58,8 @@ def order_all_scatter_dims(module: ir.Operation) -> None:
 @dataclass
 class TenzrOrderScatterDims(Pass):
     flag: ClassVar[str] = "tenzr-order-scatter-dims"
-    summary: ClassVar[str] = ("Transpose a scatter with batching dims to [batching, indexed, other] operand dims and "
-                              "[scatter, window] update dims (IREE 3.13 rejects other orders there).")
+    summary: ClassVar[str] = ("Transpose a scatter to [batching, indexed, other] operand dims and [scatter, window] "
+                              "update dims (IREE 3.13 rejects or miscompiles other orders).")
 
     def run(self, module: ir.Operation) -> None:
         order_all_scatter_dims(module)

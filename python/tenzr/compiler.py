@@ -18,14 +18,14 @@ from tenzr.dialect.ir_imports import ir
 from tenzr.passes.registry import parse_pipeline, run_pipeline
 from tenzr.targets import SEPARATE_MULTI_USE, Target
 
-LOWERING_PIPELINE = ("builtin.module(tenzr-expand-lapack,convert-tenzr-to-stablehlo,"
+LOWERING_PIPELINE = ("builtin.module(tenzr-expand-lapack,tenzr-expand-fft,convert-tenzr-to-stablehlo,"
                      "func.func(chlo-legalize-to-stablehlo),inline,tenzr-expand-math,tenzr-expand-select-and-scatter,tenzr-fold-empty-contractions,"
                      "tenzr-split-grouped-convolutions,tenzr-single-window-strides,tenzr-im2col,"
                      "tenzr-transpose-after-concatenate,tenzr-fold-slices,tenzr-reverse-before-strided-slice,"
                      "tenzr-split-reductions,tenzr-sort-rows,tenzr-bound-indices,tenzr-split-scatter-windows,"
                      "tenzr-order-scatter-dims,tenzr-simplify-loops,tenzr-elementwise-before-reshapes,"
                      "tenzr-fold-constants,canonicalize,tenzr-concatenate-wide-pads,cse,tenzr-copy-in-place-operands)")
-"""Lowering (JAX's LAPACK calls and CHLO's ops, as JAX exports them, become StableHLO too),
+"""Lowering (JAX's LAPACK calls, FFTs and CHLO's ops, as JAX exports them, become StableHLO too),
 then the forms IREE compiles well and the workarounds of its bugs and departures from
 StableHLO's semantics (each a pass with its own lit test), then MLIR's cleanups."""
 TARGET_PIPELINES = {"cpu": ("builtin.module(tenzr-tile-heavy-results,tenzr-merge-reductions,tenzr-fuse-elementwise,"

@@ -31,6 +31,9 @@ def r(*shape: int) -> np.ndarray:
     return rng.standard_normal(shape)
 
 
+_I, _J = np.array([0, 4, 2, 2]), np.array([1, 0, 1, 1])
+
+
 def _pick(a, b):
     first = (a[0] > b[0]) | ((a[0] == b[0]) & (a[1] < b[1]))
     return lax.select(first, a[0], b[0]), lax.select(first, a[1], b[1])
@@ -140,6 +143,13 @@ CASES = {
                              + jnp.linalg.slogdet(a)[1] + (jax.scipy.linalg.lu_factor(a)[0] * b[:, 1:]).sum()
                              + (jnp.linalg.solve(a, b[:, 0]) ** 2).sum(),  # (one right-hand side too)
                              [r(5, 5), r(5, 2)]),
+    # scatters with a window dim before or between indexed ones (IREE failed to compile the
+    # first and wrote the wrong elements for the second), as batched det's gradient scatters
+    # into the diagonals
+    "scatter_window_orders_and_batched_det": (
+        lambda x, y, a: (jnp.asarray(x).at[:, _I, _J].add(y[:4, :, 0].T) ** 2).sum()
+        + (jnp.asarray(y).at[_I, :, _J].add(x[:, :4, 0].T) ** 2).sum() + jnp.linalg.slogdet(a)[1].sum()
+        + jnp.linalg.det(a).sum(), [r(3, 5, 2), r(5, 3, 2), r(3, 4, 4)]),
     "batched_solve": (lambda a, b: (jnp.linalg.solve(a, b) ** 2).sum(), [r(3, 4, 4), r(3, 4, 2)]),
     "qr_tall_wide_complete": (lambda a, w: (jnp.linalg.qr(a)[0] * w[:, :3]).sum() + (jnp.linalg.qr(a.T)[1] ** 2).sum()
                               + (jnp.linalg.qr(a, mode="complete")[0] * w).sum() + jnp.linalg.qr(a, mode="r").sum(),
@@ -153,6 +163,11 @@ CASES = {
         + jnp.linalg.norm(a, 2) + (jnp.linalg.svd(b, compute_uv=False) ** 3).sum()
         + (lambda u, s, vt: (u @ vt * jnp.cos(b[0, :, :3])).sum())(*jnp.linalg.svd(b[1, :, :3])),
         [r(5, 3), r(2, 3, 5)]),
+    # stablehlo.fft (tenzr-expand-fft): every type, lengths odd and even, 1-d and n-d
+    "fft": (lambda x, y: (jnp.abs(jnp.fft.rfft(x)) ** 2 * jnp.arange(4)).sum()
+            + jnp.real(jnp.fft.ifft2(x * (1 + 2j)) * jnp.conj(jnp.fft.fft(jnp.sin(x)))).sum()
+            + (jnp.fft.irfftn(jnp.fft.rfftn(y) * jnp.arange(1, 5), s=y.shape) * y).sum()
+            + (jnp.fft.irfft(jnp.fft.fft(y, axis=0)[:, :3] ** 2, n=5) ** 2).sum(), [r(3, 6), r(2, 7)]),
     "batched_cholesky": (lambda a, w: (jnp.linalg.cholesky(jnp.einsum("bij,bkj->bik", a, a) + jnp.eye(3)) ** 2
                                        * w[:, None, None]).sum(), [r(2, 3, 3), r(2)]),
 }
