@@ -675,7 +675,7 @@ def _linear_ramp(x: Array, axis: int, before: int, after: int, ends: Any) -> Arr
         steps = constant((np.arange(after - 1, -1, -1) / after).reshape(side), work.spec.dtype)
         parts.append(ends[1] + (last - ends[1]) * steps)
     out = concatenate(parts, axis)
-    return out if work is x else astype(out, x.dtype)
+    return out if work is x else astype(floor(out), x.dtype)  # (integers round down, as NumPy's linspace)
 
 
 def zeros_like(x: ArrayLike, dtype: Any = None) -> Array:
@@ -1357,7 +1357,15 @@ class IndexUpdate:
     add = _scatter_method("add", "x plus values at the index (summed where it repeats).")
     subtract = _scatter_method("add", "x minus values at the index.", lambda v: negative(asarray(v)))
     multiply = mul = _scatter_method("multiply", "x times values at the index.")
-    divide = _scatter_method("multiply", "x divided by values at the index.", lambda v: 1.0 / _float(v))
+
+    def divide(self, values: ArrayLike, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+               mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
+        """x divided by values at the index (by their product where it repeats), as JAX divides:
+        x / (ones of x's dtype multiplied by the values there), so integer x gives floats."""
+        divisors = IndexUpdate(ones_like(self._x), self._index)._update(values, "multiply", mode,
+                                                                      wrap_negative_indices)
+        return divide(self._x, divisors)
+
     min = _scatter_method("min", "The smaller of x and values at the index.")
     max = _scatter_method("max", "The larger of x and values at the index.")
 

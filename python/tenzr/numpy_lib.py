@@ -53,6 +53,7 @@ from tenzr.numpy_api import (
     floor,
     floor_divide,
     full,
+    full_like,
     isinf,
     isnan,
     logical_and,
@@ -727,7 +728,8 @@ def nan_to_num(x: ArrayLike, copy: bool = True, nan: float = 0.0, posinf: float 
 def var(x: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, ddof: int = 0, keepdims: bool = False,
         *, where: Any = None, correction: int | None = None) -> Array:
     """Variance over `axis` (None: all) of the elements `where` picks, dividing by N - ddof
-    (`correction` is the Array API's name for ddof); of |x - mean|², real, for complex x."""
+    (NaN where that is not positive, as JAX's; `correction` is the Array API's name for
+    ddof); of |x - mean|², real, for complex x."""
     _no_out("var", out)
     ddof = _correction("var", ddof, correction)
     x = _float(x) if dtype is None else asarray(x).astype(dtype)
@@ -739,11 +741,12 @@ def var(x: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, ddo
     else:
         squares = centered * centered
     total = sum(squares, axis, keepdims=keepdims, where=where)
+    # (NaN where N - ddof <= 0, as JAX's; NumPy divides by max(N - ddof, 0))
     if where is None:
-        count: Any = float(builtins.max(math.prod(x.shape[a] for a in _axes(axis, x.ndim)) - ddof, 0))
-    else:
-        count = maximum(count_nonzero(broadcast_to(where, squares.shape), axis, keepdims=keepdims) - ddof, 0)
-    return total / (count.astype(total.dtype) if isinstance(count, Array) else count)
+        count = math.prod(x.shape[a] for a in _axes(axis, x.ndim)) - ddof
+        return total / float(count) if count > 0 else full_like(total, np.nan)
+    counted = count_nonzero(broadcast_to(where, squares.shape), axis, keepdims=keepdims) - ddof
+    return where_(counted > 0, total / maximum(counted, 1).astype(total.dtype), np.nan)
 
 
 def std(x: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, ddof: int = 0, keepdims: bool = False,
@@ -1157,6 +1160,8 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
     size = _sized("unique", size)
     a = asarray(ar)
     flat = reshape(a, (-1,))
+    if flat.size == 0:
+        return _unique_of_nothing(a, size, fill_value, (return_index, return_inverse, return_counts))
     order = argsort(flat)
     ordered = take(flat, order, mode="promise_in_bounds")
     new = ordered[1:] != ordered[:-1]
@@ -1182,6 +1187,19 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
     if return_counts:
         out.append(where(present, bounds[1:] - found, 0))
     return tuple(out)
+
+
+def _unique_of_nothing(a: Array, size: int, fill_value: Any, extras: tuple[bool, bool, bool]) -> Any:
+    """unique of an empty array, as JAX's: `size` fill values, and empty indices, inverse
+    and counts."""
+    if fill_value is None and size:
+        raise TenzrError("unique: an empty array with size > 0 needs a fill_value", user_location())
+    values = full((size,), 0 if fill_value is None else fill_value, a.dtype)
+    if not builtins.any(extras):
+        return values
+    nothing = zeros((0,), default_int())
+    chosen = [e for e, wanted in zip((nothing, reshape(nothing, a.shape), nothing), extras, strict=True) if wanted]
+    return (values, *chosen)
 
 
 check_arguments(globals(), "tz.")

@@ -1,7 +1,7 @@
 """NumPy's and JAX's keywords and modes on tz functions, checked against JAX: take's
 out-of-range modes, reductions' where= and initial=, descending sorts, index dtypes,
 rounding of integers, x.at's modes and methods, np.pad's modes, nonzero and unique with
-size=, lstsq. Many results come from one compiled program, to keep compiles few."""
+size=, lstsq, var with ddof >= N (NaN, as JAX's). Many results come from one compiled program, to keep compiles few."""
 
 from __future__ import annotations
 
@@ -43,6 +43,8 @@ def _cases(np_):
         ("var where ddof", lambda x: np_.var(x, axis=1, ddof=1, where=MASK)),
         ("std where", lambda x: np_.std(x, axis=0, where=MASK)),
         ("var correction", lambda x: np_.var(x, axis=1, correction=1)),
+        ("var ddof too large", lambda x: np_.var(x, axis=1, ddof=4)),
+        ("var where ddof too large", lambda x: np_.var(x, axis=1, ddof=2, where=MASK)),
         ("any where", lambda x: np_.any(x > 2, axis=1, where=MASK)),
         ("all where", lambda x: np_.all(x > 0, axis=1, where=MASK)),
         ("nansum where", lambda x: np_.nansum(x, axis=1, where=MASK, initial=1.0)),
@@ -79,6 +81,8 @@ def _cases(np_):
         ("pad ramp end_values", lambda x: np_.pad(np_.nan_to_num(x), ((1, 2), (3, 1)), mode="linear_ramp",
                                                   end_values=((1, -1), (5, 2)))),
         ("pad constants per side", lambda x: np_.pad(x, ((1, 2), (3, 1)), constant_values=((1, -1), (5, 2)))),
+        ("pad ints linear_ramp", lambda x: np_.pad(np_.nan_to_num(x * 3).astype(np.int32), 3, mode="linear_ramp",
+                                                   end_values=-7)),
         ("pad ints mean", lambda x: np_.pad(np_.nan_to_num(x * 3).astype(np.int32), 2, mode="mean")),
         ("pad ints edge", lambda x: np_.pad(np_.nan_to_num(x[0]).astype(np.int32), (3, 0), mode="edge")),
         ("pad median of a NaN", lambda x: np_.pad(x, 1, mode="median")),
@@ -99,6 +103,8 @@ def _cases(np_):
         ("unique index", lambda x: np_.unique(x, return_index=True, size=12)[1]),
         ("unique inverse", lambda x: np_.unique(x, return_inverse=True, size=12)[1]),
         ("unique counts", lambda x: np_.unique(x, return_counts=True, size=12)[1]),
+        ("unique of nothing", lambda x: np_.unique(x[:0, 0], size=3, fill_value=5.0)),
+        ("unique of nothing counts", lambda x: np_.unique(x[:0], return_counts=True, size=3, fill_value=5.0)[1]),
         ("unique counts cut", lambda x: np_.unique(np_.round(np_.nan_to_num(x)), return_counts=True, size=3)[1]),
     ]
 
@@ -224,6 +230,8 @@ AT_CASES = [
     ("apply slice", lambda np_, x: x.at[1:, AT].apply(lambda v: v * 2)),
     ("apply mask", lambda np_, x: x.at[FINITE > 2].apply(lambda v: -v)),
     ("power repeats", lambda np_, x: x.at[AT, 2].power(np.arange(8, dtype=np.float32) / 4 + 0.5)),
+    ("divide ints", lambda np_, x: (x * 4).astype(np.int32).at[AT, 1].divide(3)),
+    ("divide repeats", lambda np_, x: x.at[AT, 2].divide(np.arange(1, 9, dtype=np.float32) * 1.7)),
     ("power clip", lambda np_, x: x.at[AT, 2].power(2.0, mode="clip")),
     # (out-of-range integers: reads clamp or fill, writes drop or clamp, as with index arrays)
     ("int get fill", lambda np_, x: x.at[5].get(mode="fill")),
@@ -246,7 +254,7 @@ def at_results():
 @pytest.mark.parametrize("name", [n for n, _ in AT_CASES])
 def test_indexed_updates_match_jax(at_results, name):
     ours, theirs = at_results[name]
-    assert ours.shape == theirs.shape
+    assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
     np.testing.assert_allclose(ours, theirs, rtol=1e-6, equal_nan=True)
 
 
