@@ -178,6 +178,7 @@ remainder = _elementwise("stablehlo.remainder")
 cbrt = _elementwise("stablehlo.cbrt", transcendental=True)
 # The CHLO ops JAX exports (IREE legalizes them to StableHLO).
 erf = _elementwise("chlo.erf", transcendental=True)
+erfc = _elementwise("chlo.erfc", transcendental=True)
 square = _elementwise("chlo.square")
 next_after = _elementwise("chlo.next_after")
 erf_inv = _elementwise("chlo.erf_inv", transcendental=True)

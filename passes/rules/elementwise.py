@@ -347,6 +347,12 @@ def _erf(op: Op, ct: Value) -> Cotangents:
     return _scaled(ct, sh.multiply(_scalar(1.1283791670955126, ct), sh.exponential(sh.negate(sh.multiply(x, x)))))
 
 
+@vjp(sh.erfc, adjoint="x̄ = -ȳ·2/√π·exp(-x²) (CHLO's erfc: JAX's erfc, log_ndtr and norm.logcdf export it)")
+def _erfc(op: Op, ct: Value) -> Cotangents:
+    x = op.operands[0]
+    return _scaled(ct, sh.multiply(_scalar(-1.1283791670955126, ct), sh.exponential(sh.negate(sh.multiply(x, x)))))
+
+
 @vjp(T.erf_inv, sh.erf_inv, adjoint="x̄ = ȳ·√π/2·exp(out²)")
 def _erf_inv(op: Op, ct: Value) -> Cotangents:
     return _scaled(ct, sh.multiply(_scalar(0.886226925452758, ct), sh.exponential(sh.multiply(op.out, op.out))))

@@ -625,8 +625,8 @@ def stablehlo_rows() -> list[Row]:
     # CHLO, as JAX exports it: inside each op's domain.
     inside = {"erf_inv": 0.4, "asin": 0.4, "acos": 0.4, "atanh": 0.4}
     above_one = {"acosh", "lgamma", "digamma"}
-    for name in ("erf", "erf_inv", "lgamma", "digamma", "atan", "asin", "acos", "sinh", "cosh", "asinh", "acosh",
-                 "atanh"):
+    for name in ("erf", "erfc", "erf_inv", "lgamma", "digamma", "atan", "asin", "acos", "sinh", "cosh", "asinh",
+                 "acosh", "atanh"):
         x = positive(name, 2, 3) + 1.0 if name in above_one else randn(name, 2, 3) * inside.get(name, 1.0)
         rows.append(Row(f"chlo.{name}", _unary_builder(getattr(sh, name)), [x]))
     return rows
