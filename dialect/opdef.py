@@ -18,7 +18,7 @@ import numpy as np
 from tenzr.dialect.context import on_context_eviction
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
-from tenzr.dialect.types import TensorSpec, element_ir_type, ir_type, numpy_dtype, spec_of_type
+from tenzr.dialect.types import ELEMENT_TYPES, TensorSpec, element_ir_type, ir_type, numpy_dtype, spec_of_type
 
 PREFIX = "tenzr."
 REQUIRED = object()
@@ -417,7 +417,7 @@ def _rank0(given: list[TensorSpec]) -> int:
 
 def _spec_or_fail(type_: ir.Type, what: str) -> TensorSpec:
     spec = spec_of_type(type_)
-    if spec is None:
+    if spec is None or spec.dtype not in ELEMENT_TYPES:
         fail(f"{what} has type {type_}; tenzr ops take ranked static tensors of f16, bf16, f32, f64, "
              "i1, i32 or i64")
     return spec

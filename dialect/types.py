@@ -21,6 +21,11 @@ HALF_TYPES = ("f16", "bf16")
 INT_TYPES = ("i32", "i64")
 COMPLEX_TYPES = ("complex<f32>", "complex<f64>")
 ELEMENT_TYPES = (*FLOAT_TYPES, "i1", *INT_TYPES, *COMPLEX_TYPES)
+"""The element types of tenzr's ops (and of Tenzr's arrays)."""
+UNSIGNED_TYPES = ("ui8", "ui16", "ui32", "ui64")
+"""Element types that only StableHLO carries (JAX's exports index with unsigned integers,
+searchsorted's loop, say): TensorSpecs hold them, so transformations carry them through,
+but tenzr's ops and arrays do not take them."""
 
 # NumPy has no bfloat16 of its own: bf16 is ml_dtypes' (which IREE's runtime uses), imported
 # only when a bf16 array meets NumPy.
@@ -33,11 +38,15 @@ _NUMPY_DTYPES = {
     "i64": np.int64,
     "complex<f32>": np.complex64,
     "complex<f64>": np.complex128,
+    "ui8": np.uint8,
+    "ui16": np.uint16,
+    "ui32": np.uint32,
+    "ui64": np.uint64,
 }
 
 
 ITEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i32": 4, "i64": 8, "complex<f32>": 8,
-              "complex<f64>": 16}
+              "complex<f64>": 16, "ui8": 1, "ui16": 2, "ui32": 4, "ui64": 8}
 
 
 def real_dtype(dtype: str) -> str:
@@ -105,7 +114,7 @@ def element_type_of(dtype: np.dtype | type) -> str:
     """The tenzr element-type name of a NumPy dtype (ml_dtypes' bfloat16 included)."""
     dt = np.dtype(dtype)
     for name, np_type in _NUMPY_DTYPES.items():
-        if dt == np_type:
+        if dt == np_type and name in ELEMENT_TYPES:
             return name
     if dt.name == "bfloat16":
         return "bf16"
@@ -123,6 +132,10 @@ _ELEMENT_FACTORIES = {
     "i64": lambda: ir.IntegerType.get_signless(64),
     "complex<f32>": lambda: ir.ComplexType.get(ir.F32Type.get()),
     "complex<f64>": lambda: ir.ComplexType.get(ir.F64Type.get()),
+    "ui8": lambda: ir.IntegerType.get_unsigned(8),
+    "ui16": lambda: ir.IntegerType.get_unsigned(16),
+    "ui32": lambda: ir.IntegerType.get_unsigned(32),
+    "ui64": lambda: ir.IntegerType.get_unsigned(64),
 }
 
 # Keyed by (context, spec) and by ir.Type respectively; the bindings hash types by identity

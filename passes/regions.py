@@ -74,12 +74,13 @@ def op_title(op: ir.Operation) -> str:
 
 def require_specs(decoded: Op, pass_name: str) -> None:
     """Refuses an op on a derivative's path with a tensor of an element type no TensorSpec
-    holds (unsigned integers: JAX's exports with x64 carry them through loops)."""
+    holds (8- and 16-bit signed integers, float8 types: JAX can export them)."""
     for value, spec in zip([*decoded.operands, *decoded.outputs], [*decoded.specs, *decoded.results], strict=True):
         if spec is None and isinstance(value.type, ir.RankedTensorType):
             name = decoded.operation.name if decoded.operation is not None else "op"
             raise TenzrError(f"{pass_name}: '{name}' has a value of type {value.type}, which it cannot "
-                             "differentiate through (unsigned integers are not supported yet)", decoded.location)
+                             "differentiate through (8- and 16-bit signed integers and float8 are not supported yet)",
+                             decoded.location)
 
 
 def replace_body_with_call(func: ir.Operation, callee: str) -> None:

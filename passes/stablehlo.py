@@ -204,7 +204,7 @@ def clamp(low: Value, x: Value, high: Value) -> Value:
 def _compare_type(dtype: str) -> str:
     if dtype.startswith(("f", "bf", "complex")):
         return "FLOAT"
-    return "UNSIGNED" if dtype == "i1" else "SIGNED"
+    return "UNSIGNED" if dtype == "i1" or dtype.startswith("ui") else "SIGNED"
 
 
 @builds("stablehlo.compare")

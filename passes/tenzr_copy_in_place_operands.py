@@ -22,6 +22,11 @@ Which operands, all measured on IREE 3.13:
   crashed (in `DispatchWorkgroupsOp::getResultAccess`) on the scatter of `x.at[:, [0]].add(x)`
   with x an argument of shape (2, 1, 2), whose updates are x behind an index bounds check that
   folds away late, and on the scatter of a convolution's result into itself.
+- Of a loop with a conditional in its body, another loop's result (through ops that may
+  fold away): IREE ran the loop without one of its buffers ("binding table slot requires a
+  buffer but none was provided"; with the task system's driver, "transient buffer has not
+  been committed"), in the jvp and gradient of JAX's `expm` (a solve's loops, then a scan
+  over `cond`), where either of the two results handed on copied was enough.
 - Of a sort, every constant (`tz.sort(c), c` returned c sorted, and a sort of a constant
   once failed to compile: "write affecting operations on global resources are restricted to
   workgroup distributed contexts", from `tz.sort` of an array a jitted function closes over)
@@ -75,7 +80,7 @@ def _needs_a_copy(op: ir.Operation, value: Value) -> bool:
     s = sh.spec(value)
     if s.rank == 0 or s.size == 0:
         return False
-    if _returned_argument(op, value) or _scatter_of_itself(op, value):
+    if _returned_argument(op, value) or _scatter_of_itself(op, value) or _loop_result_into_a_branching_loop(op, value):
         return True
     if op.name == sh.sort.op_name:
         made = sh.producer(value)
@@ -120,11 +125,38 @@ def _returned_argument(op: ir.Operation, value: Value) -> bool:
                for v in _may_fold_to(value, op) for use in v.uses)
 
 
+def _loop_result_into_a_branching_loop(op: ir.Operation, value: Value) -> bool:
+    """Whether `op` is a loop with a conditional in its body and `value` another loop's result
+    (through ops that may fold away)."""
+    if op.name != sh.while_loop.op_name:
+        return False
+    made = sh.producer(_source(value))
+    if made is None or made.name != sh.while_loop.op_name:
+        return False
+    branches: list[ir.Operation] = []
+
+    def visit(inner: ir.Operation) -> ir.WalkResult:
+        if inner.name in ("stablehlo.case", "stablehlo.if"):
+            branches.append(inner)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
+    return bool(branches)
+
+
+def _source(value: Value) -> Value:
+    """What `value` is computed from through ops of one operand that may fold away."""
+    while (made := sh.producer(value)) is not None and made.name in _MAY_FOLD_AWAY and len(made.operands) == 1:
+        value = made.operands[0]
+    return value
+
+
 def _scatter_of_itself(op: ir.Operation, value: Value) -> bool:
     """Whether `op` is a scatter whose updates may be `value`, its operand, itself."""
     if op.name != sh.scatter.op_name:
         return False
-    aliases = _may_fold_to(value, op)
+    aliases = _may_fold_to(_source(value), op)  # (tenzr-order-scatter-dims transposes both)
     return any(v in aliases for v in op.operands[_IN_PLACE[op.name](op) + 1:])
 
 
@@ -183,9 +215,10 @@ class TenzrCopyInPlaceOperands(Pass):
     flag: ClassVar[str] = "tenzr-copy-in-place-operands"
     summary: ClassVar[str] = ("Give a scatter, dynamic_update_slice, sort or loop a copy of an operand computed from "
                               "constants alone (an iota, a 64-bit or complex splat; for a sort, any constant or slice "
-                              "of an argument), of an argument the function may also return, or of a value a "
-                              "scatter also takes as its updates (IREE 3.13 carries such ops out in a buffer that "
-                              "other uses read, or that it may not write, or crashes).")
+                              "of an argument), of an argument the function may also return, of a value a scatter "
+                              "also takes as its updates, or of another loop's result for a loop that branches "
+                              "(IREE 3.13 carries such ops out in a buffer that other uses read, or that it may not "
+                              "write, or loses, or crashes).")
 
     def run(self, module: ir.Operation) -> None:
         copy_in_place_operands(module)

@@ -202,6 +202,10 @@ AUTO_UNROLL_MAX_OPS ops: IREE spends about 8 us on each loop iteration, and each
 into a loop-carried buffer copies it, so the gradient of a 1,000-step, 64-wide RNN takes
 122 ms one step per iteration, 23 ms eight (15 ms 25)."""
 AUTO_UNROLL_MAX_OPS = 64
+AUTO_UNROLL_BRANCHING = 4
+"""Steps per iteration `scan` chooses for such a body with a conditional: the gradient of a
+16-step scan over `cond(i < 1, x @ x, x)` unrolled 7 or 8 times failed to compile on IREE
+3.13 ("failed to solve for timepoint coverage"), and 2-6 times compiled."""
 
 
 def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | None = None,
@@ -362,21 +366,25 @@ def _unroll_factor(unroll: int | bool, steps: int, body: Traced) -> int:
         return max(steps, 1) if unroll else 1
     if not isinstance(unroll, (int, np.integer)) or unroll < 1:
         raise TenzrError(f"tz.lax.scan: unroll must be a positive int or a bool, got {unroll!r}", user_location())
-    if unroll == 1 and _op_count(body.func) <= AUTO_UNROLL_MAX_OPS:
-        unroll = AUTO_UNROLL
+    if unroll == 1:
+        count, branches = _op_count(body.func)
+        if count <= AUTO_UNROLL_MAX_OPS:
+            unroll = AUTO_UNROLL_BRANCHING if branches else AUTO_UNROLL
     return max(min(int(unroll), steps), 1)
 
 
-def _op_count(func: ir.Operation) -> int:
-    count = 0
+def _op_count(func: ir.Operation) -> tuple[int, bool]:
+    """How many ops `func` has, and whether one is a conditional."""
+    count, branches = 0, False
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        nonlocal count
+        nonlocal count, branches
         count += 1
+        branches = branches or op.name == T.case.name
         return ir.WalkResult.ADVANCE
 
     func.walk(visit)
-    return count
+    return count, branches
 
 
 def _row(block: ir.Value, r: int, spec: TensorSpec) -> ir.Value:

@@ -305,6 +305,15 @@ class _DriverChoice:
             self.left = self.RUN
             self.times = {d: [] for d in self.drivers}
 
+    def drop(self, driver: str) -> bool:
+        """Stops using `driver` (a call on it failed); whether another driver is left."""
+        self.drivers = tuple(d for d in self.drivers if d != driver)
+        if not self.drivers:
+            return False
+        self.chosen, self.left = self.drivers[0], self.RUN
+        self.times = {d: [] for d in self.drivers}
+        return True
+
     def _mean(self, driver: str) -> float:
         return sum(self.times[driver][-self.BUSY_PROBES:]) / self.BUSY_PROBES
 
@@ -460,7 +469,17 @@ class Program:
             driver = choice.next()
             start = time.perf_counter()
             fenced = reflection.get(ABI_MODEL_REFLECTION) == FENCED_ABI
-            out = self._call_in_place(self._on(driver), name, in_place, inputs, fenced, choice.waiting(driver))
+            try:
+                out = self._call_in_place(self._on(driver), name, in_place, inputs, fenced, choice.waiting(driver))
+            except RuntimeError:
+                # IREE 3.13's task system fails some programs with a conditional inside a loop
+                # ("transient buffer has not been committed") that the synchronous driver runs:
+                # the function moves there (a call never writes the caller's arrays, so the
+                # same inputs serve again).
+                if driver != "local-task" or not choice.drop(driver):
+                    raise
+                driver = choice.next()
+                out = self._call_in_place(self._on(driver), name, in_place, inputs, fenced, choice.waiting(driver))
             choice.record(driver, time.perf_counter() - start)
             return out
         except (RuntimeError, ValueError, IndexError) as e:  # (IREE raises IndexError for OUT_OF_RANGE)

@@ -314,6 +314,16 @@ def test_the_faster_cpu_driver_runs_and_both_are_measured_again():
     assert choice.next() == task
 
 
+def test_a_driver_dropped_after_a_failed_call_is_not_used_again():
+    from tenzr.runtime import CPU_DRIVERS, _DriverChoice
+
+    task, sync = CPU_DRIVERS
+    choice = _DriverChoice(sample=_unknown_load)
+    assert choice.next() == task and choice.drop(task)
+    assert set(_drive(choice, lambda d, n: {task: 0.1, sync: 1.0}[d], 2 * _DriverChoice.RUN)) == {sync}
+    assert not choice.drop(sync)
+
+
 def test_a_task_system_slowed_now_and_then_keeps_running():
     """Beside another framework's threads three in ten calls on the task system take 2.5
     times as long; the synchronous driver, steadily slower than the task system's usual

@@ -245,3 +245,50 @@ func.func @one_element_scatter_into_itself(%x: tensor<1xf64>) -> tensor<1xf64> {
   %1 = stablehlo.add %x, %0 : tensor<1xf64>
   return %1 : tensor<1xf64>
 }
+
+// A loop whose body branches, of another loop's result (here through a transpose), gets a
+// copy: IREE 3.13 ran such a loop without one of its buffers ("binding table slot requires a
+// buffer but none was provided", in the jvp of JAX's expm). A loop without a conditional
+// takes the result as it is.
+// CHECK-LABEL: func.func @loop_result_into_a_branching_loop
+// CHECK: %[[FIRST:.*]] = stablehlo.while
+// CHECK: %[[T:.*]] = stablehlo.transpose %[[FIRST]]
+// CHECK: %[[B:.*]] = stablehlo.optimization_barrier %[[T]]
+// CHECK: %[[R:.*]] = stablehlo.reverse %[[B]]
+// CHECK: %[[C:.*]] = stablehlo.reverse %[[R]]
+// CHECK: stablehlo.while(%{{.*}} = %[[C]])
+// CHECK: stablehlo.case
+// CHECK: stablehlo.while(%{{.*}} = %[[T]])
+func.func @loop_result_into_a_branching_loop(%x: tensor<2x3xf32>, %p: tensor<i32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
+  %0 = stablehlo.while(%a = %x) : tensor<2x3xf32>
+  cond {
+    %f = stablehlo.constant dense<false> : tensor<i1>
+    stablehlo.return %f : tensor<i1>
+  } do {
+    %s = stablehlo.sine %a : tensor<2x3xf32>
+    stablehlo.return %s : tensor<2x3xf32>
+  }
+  %t = stablehlo.transpose %0, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = stablehlo.while(%b = %t) : tensor<3x2xf32>
+  cond {
+    %f = stablehlo.constant dense<false> : tensor<i1>
+    stablehlo.return %f : tensor<i1>
+  } do {
+    %c = "stablehlo.case"(%p) ({
+      stablehlo.return %b : tensor<3x2xf32>
+    }, {
+      %n = stablehlo.negate %b : tensor<3x2xf32>
+      stablehlo.return %n : tensor<3x2xf32>
+    }) : (tensor<i32>) -> tensor<3x2xf32>
+    stablehlo.return %c : tensor<3x2xf32>
+  }
+  %2 = stablehlo.while(%b = %t) : tensor<3x2xf32>
+  cond {
+    %f = stablehlo.constant dense<false> : tensor<i1>
+    stablehlo.return %f : tensor<i1>
+  } do {
+    %n = stablehlo.negate %b : tensor<3x2xf32>
+    stablehlo.return %n : tensor<3x2xf32>
+  }
+  return %1, %2 : tensor<3x2xf32>, tensor<3x2xf32>
+}
