@@ -12,7 +12,7 @@ any other (they run this expansion first).
   positive (or NaN), and JAX's code around the call then makes the factor NaN, as with
   LAPACK (which keeps the columns before a NaN; this makes them NaN too). uplo=U factors
   the upper triangle (A = Uᵀ U).
-- getrf (square, real): Gaussian elimination with partial pivoting, one column per
+- getrf (real, any shape): Gaussian elimination with partial pivoting, one column per
   iteration, LAPACK's results: L and U packed, the 1-based pivot rows, and `info`, the
   first zero pivot's column (1-based) or 0. The pivot is the first largest |A[i, j]|,
   i >= j, as LAPACK's idamax picks it (a NaN only where the search starts); a NaN then
@@ -82,9 +82,6 @@ def expand_lapack(module: ir.Operation) -> None:
             elif match.group(2) == "orgqr":
                 replace_op(op, [_orthogonal(*op.operands)])
             elif match.group(2) == "getrf":
-                shape = sh.spec(op.operands[0]).shape
-                if shape[-1] != shape[-2]:
-                    continue  # (rectangular LU is not taken: the call stays)
                 replace_op(op, list(_lu(op.operands[0])))
             else:
                 a, b = op.operands
@@ -155,43 +152,44 @@ def _cholesky(a: Value, lower: bool) -> Value:
 
 
 def _lu(a: Value) -> tuple[Value, Value, Value]:
-    """getrf of a square A: (L and U packed in one matrix, L's unit diagonal left out; the
-    row swapped with each row, counted from 1; info, the first column whose pivot is 0,
-    counted from 1, or 0), by Gaussian elimination with partial pivoting (the first of the
-    largest |A[i, j]|, i >= j), one column per iteration. Each batch element picks its own
-    pivot rows, so rows move by selects, not slices."""
+    """getrf of A [..., m, n]: (L and U packed in one matrix, L's unit diagonal left out;
+    the row swapped with each of the first min(m, n) rows, counted from 1; info, the first
+    column whose pivot is 0, counted from 1, or 0), by Gaussian elimination with partial
+    pivoting (the first of the largest |A[i, j]|, i >= j), one column per iteration. Each
+    batch element picks its own pivot rows, so rows move by selects, not slices."""
     s = sh.spec(a)
-    n, batch, rank = s.shape[-1], s.shape[:-2], s.rank
-    pivots_spec = TensorSpec((*batch, n), "i32")
+    m, n, batch, rank = s.shape[-2], s.shape[-1], s.shape[:-2], s.rank
+    k = min(m, n)
+    pivots_spec, rows_spec = TensorSpec((*batch, k), "i32"), TensorSpec((*batch, m), "i32")
 
     def step(j: Value, values: list[Value]) -> list[Value]:
         a, pivots = values
         rows, columns = _index(s, rank - 2), _index(s, rank - 1)
         here = _scalar(j, s.with_dtype("i32"))
         in_column = sh.compare(columns, here, "EQ")
-        column = sh.reduce(sh.select(in_column, a, sh.zeros(s)), 0, [rank - 1], "add")  # A[:, j]: [..., n]
-        row_index = _index(pivots_spec, rank - 2)
-        at_j = sh.compare(row_index, _scalar(j, pivots_spec), "EQ")
+        column = sh.reduce(sh.select(in_column, a, sh.zeros(s)), 0, [rank - 1], "add")  # A[:, j]: [..., m]
+        row_index = _index(rows_spec, rank - 2)
+        at_j = sh.compare(row_index, _scalar(j, rows_spec), "EQ")
         magnitude = sh.abs_(column)
         # LAPACK's idamax: the first largest |A[i, j]|, i >= j, NaNs never larger (but a NaN
         # at i = j, where the search starts, is kept)
-        searched = sh.compare(row_index, _scalar(j, pivots_spec), "GE")
+        searched = sh.compare(row_index, _scalar(j, rows_spec), "GE")
         candidates = sh.select(sh.and_(searched, sh.compare(magnitude, magnitude, "EQ")), magnitude,
                                sh.full(sh.spec(column), -1))
-        largest = sh.broadcast_in_dim(sh.reduce(candidates, float("-inf"), [rank - 2], "max"), pivots_spec.shape,
+        largest = sh.broadcast_in_dim(sh.reduce(candidates, float("-inf"), [rank - 2], "max"), rows_spec.shape,
                                       range(rank - 2))
         first = sh.select(sh.and_(searched, sh.compare(candidates, largest, "EQ")), row_index,
-                          sh.full(pivots_spec, n))
+                          sh.full(rows_spec, m))
         nan_first = sh.and_(at_j, sh.compare(magnitude, magnitude, "NE"))
         first = sh.select(nan_first, row_index, first)
-        p = sh.reduce(first, n, [rank - 2], "min")  # the pivot row: [...]
+        p = sh.reduce(first, m, [rank - 2], "min")  # the pivot row: [...]
         is_j, is_p = sh.compare(rows, here, "EQ"), sh.compare(rows, sh.broadcast_in_dim(p, s.shape, range(rank - 2)),
                                                               "EQ")
         across = [*range(rank - 2), rank - 1]  # (a row [..., n] spread over the rows)
         row_j = sh.broadcast_in_dim(sh.reduce(sh.select(is_j, a, sh.zeros(s)), 0, [rank - 2], "add"), s.shape, across)
         row_p = sh.broadcast_in_dim(sh.reduce(sh.select(is_p, a, sh.zeros(s)), 0, [rank - 2], "add"), s.shape, across)
         a = sh.select(is_j, row_p, sh.select(is_p, row_j, a))  # (rows j and p swapped)
-        down = list(range(rank - 1))  # (a column [..., n] spread over the columns)
+        down = list(range(rank - 1))  # (a column [..., m] spread over the columns)
         column = sh.broadcast_in_dim(sh.reduce(sh.select(in_column, a, sh.zeros(s)), 0, [rank - 1], "add"), s.shape,
                                      down)
         pivot = _spread(sh.select(sh.and_(is_j, in_column), a, sh.zeros(s)), s)  # A[j, j] after the swap
@@ -202,16 +200,17 @@ def _lu(a: Value) -> tuple[Value, Value, Value]:
         update = sh.multiply(multipliers, row_p)  # l[i] U[j, k]
         a = sh.subtract(a, sh.select(sh.compare(columns, here, "GT"), update, sh.zeros(s)))
         a = sh.select(sh.and_(below, in_column), multipliers, a)
-        pivots = sh.select(at_j, sh.broadcast_in_dim(sh.add(p, sh.full(sh.spec(p), 1)), pivots_spec.shape,
-                                                     range(rank - 2)), pivots)
+        pivot_j = sh.compare(_index(pivots_spec, rank - 2), _scalar(j, pivots_spec), "EQ")
+        pivots = sh.select(pivot_j, sh.broadcast_in_dim(sh.add(p, sh.full(sh.spec(p), 1)), pivots_spec.shape,
+                                                        range(rank - 2)), pivots)
         return [a, pivots]
 
-    packed, pivots = _loop(n, [a, sh.zeros(pivots_spec)], step)
+    packed, pivots = _loop(k, [a, sh.zeros(pivots_spec)], step)
     diagonal = sh.compare(_index(s, rank - 2), _index(s, rank - 1), "EQ")
     zeros = sh.and_(diagonal, sh.compare(packed, sh.zeros(s), "EQ"))
     first = sh.reduce(sh.select(zeros, sh.add(_index(s, rank - 1), sh.full(s.with_dtype("i32"), 1)),
-                                sh.full(s.with_dtype("i32"), n + 1)), n + 1, [rank - 2, rank - 1], "min")
-    info = sh.select(sh.compare(first, sh.full(sh.spec(first), n + 1), "EQ"), sh.zeros(sh.spec(first)), first)
+                                sh.full(s.with_dtype("i32"), k + 1)), k + 1, [rank - 2, rank - 1], "min")
+    info = sh.select(sh.compare(first, sh.full(sh.spec(first), k + 1), "EQ"), sh.zeros(sh.spec(first)), first)
     return packed, pivots, info
 
 

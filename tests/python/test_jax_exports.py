@@ -142,7 +142,9 @@ CASES = {
         + jax.scipy.linalg.cholesky(a @ a.T + jnp.eye(4), lower=False).sum(), [r(4, 4), r(4, 3)]),
     "lu_solve_inv_slogdet": (lambda a, b: (jnp.linalg.solve(a, b) ** 2).sum() + (jnp.linalg.inv(a) * b[:, :1]).sum()
                              + jnp.linalg.slogdet(a)[1] + (jax.scipy.linalg.lu_factor(a)[0] * b[:, 1:]).sum()
-                             + (jnp.linalg.solve(a, b[:, 0]) ** 2).sum(),  # (one right-hand side too)
+                             + (jnp.linalg.solve(a, b[:, 0]) ** 2).sum()  # (one right-hand side too)
+                             + sum((m ** 2).sum() for m in jax.scipy.linalg.lu(a[:, :3])[1:])  # (tall and wide)
+                             + (jax.scipy.linalg.lu(jnp.sin(a[:4]))[2] * a[:4]).sum(),
                              [r(5, 5), r(5, 2)]),
     # scatters with a window dim before or between indexed ones (IREE failed to compile the
     # first and wrote the wrong elements for the second), as batched det's gradient scatters

@@ -90,9 +90,13 @@ func.func @lu(%a: tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xi32>, tensor<i3
   return %0#0, %0#1, %0#2 : tensor<3x3xf32>, tensor<3xi32>, tensor<i32>
 }
 
-// A rectangular LU stays (not taken yet).
+// A rectangular LU: min(m, n) = 2 columns eliminated (over all 3 rows), 2 pivots.
 // CHECK-LABEL: func.func @lu_rectangular
-// CHECK: stablehlo.custom_call @lapack_sgetrf_ffi
+// CHECK-NOT: custom_call
+// CHECK: %[[LOOP:.*]]:3 = stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %arg0, %{{.*}} = %{{.*}}) : tensor<i32>, tensor<3x2xf32>, tensor<2xi32>
+// CHECK: stablehlo.constant dense<2> : tensor<i32>
+// CHECK: stablehlo.reduce(%{{.*}} init: %{{.*}}) applies stablehlo.minimum across dimensions = [0] : (tensor<3xi32>, tensor<i32>) -> tensor<i32>
+// CHECK: return %[[LOOP]]#1, %[[LOOP]]#2, %{{.*}} : tensor<3x2xf32>, tensor<2xi32>, tensor<i32>
 func.func @lu_rectangular(%a: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<2xi32>, tensor<i32>) {
   %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) {mhlo.backend_config = {}} : (tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<2xi32>, tensor<i32>)
   return %0#0, %0#1, %0#2 : tensor<3x2xf32>, tensor<2xi32>, tensor<i32>
