@@ -78,6 +78,12 @@ ROWS = [
     ("spectral_norms", lambda a: tz.linalg.norm(a, 2) + tz.linalg.norm(a, -2) * tz.linalg.norm(a.T, "nuc"),
      lambda a: jnp.linalg.norm(a, 2) + jnp.linalg.norm(a, -2) * jnp.linalg.norm(a.T, "nuc"),
      lambda a: np.linalg.norm(a, 2) + np.linalg.norm(a, -2) * np.linalg.norm(a.T, "nuc"), [B]),
+    # (1-norms that take two and three squarings and the order-13 approximant; the others in
+    # test_expm_of_each_order_and_its_errors)
+    ("expm_stack_squared", tz.scipy.linalg.expm, jax.scipy.linalg.expm, lambda a: np.stack([sl.expm(m) for m in a]),
+     [STACK * np.array([3.0, 5.0])[:, None, None]]),
+    ("block_diag_toeplitz", lambda a, b: _blocks(tz, tz.scipy.linalg, a, b),
+     lambda a, b: _blocks(jnp, jax.scipy.linalg, a, b), lambda a, b: _blocks(np, sl, a, b), [A[:3, :4], B[:, :1]]),
 ]
 
 
@@ -85,6 +91,11 @@ def _eigen_parts(xp, a, **options):
     """Eigenvalues and squared eigenvectors (unchanged by each vector's arbitrary sign)."""
     w, v = xp.linalg.eigh(a, **options)
     return w[..., None, :] + v ** 2
+
+
+def _blocks(xp, linalg, a, b):
+    """A block-diagonal matrix (of a matrix, a 1-element row and a column) times a Toeplitz one."""
+    return linalg.block_diag(a, b[0], b) @ linalg.toeplitz(xp.concatenate([a[0], b[:2, 0]]), a[1])
 
 
 def _upper_symmetric(xp, a):
@@ -127,6 +138,22 @@ def test_gradients_match_jax_and_finite_differences(row):
         lowered = [a - H * direction if n == k else a for n, a in enumerate(inputs)]
         fd = (np.sum(ref(*shifted) * weights) - np.sum(ref(*lowered) * weights)) / (2 * H)
         np.testing.assert_allclose(np.sum(g * direction), fd, rtol=1e-6)
+
+
+def test_expm_of_each_order_and_its_errors():
+    """expm's Padé orders by 1-norm (float64: 3, 5, 7, 9, 13; float32: 3, 5, 7, then
+    squarings), against SciPy; NaN past max_squarings, as JAX's."""
+    unit = A / np.abs(A).sum(0).max()  # (1-norm 1)
+    double = unit * np.array([0.002, 0.03, 0.15, 0.4, 1.0])[:, None, None]
+    single = (unit * np.array([0.05, 0.2, 2.0])[:, None, None]).astype(np.float32)
+    for got, stack in zip(tz.jit(lambda d, s: (tz.scipy.linalg.expm(d), tz.scipy.linalg.expm(s)))(double, single),
+                          (double, single), strict=True):
+        assert got.dtype == stack.dtype
+        np.testing.assert_allclose(got, [sl.expm(m) for m in stack], rtol=1e-13 if stack.dtype == np.float64 else 1e-5,
+                                   atol=1e-15)
+    assert np.isnan(tz.jit(lambda a: tz.scipy.linalg.expm(a, max_squarings=2))(A * 20)).all()
+    with pytest.raises(tz.TenzrError, match="expm: A must be a square matrix"):
+        tz.jit(tz.scipy.linalg.expm)(B)
 
 
 def test_hessian_vector_products_match_jax():
