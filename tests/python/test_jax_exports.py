@@ -171,11 +171,14 @@ CASES = {
             + jnp.real(jnp.fft.ifft2(x * (1 + 2j)) * jnp.conj(jnp.fft.fft(jnp.sin(x)))).sum()
             + (jnp.fft.irfftn(jnp.fft.rfftn(y) * jnp.arange(1, 5), s=y.shape) * y).sum()
             + (jnp.fft.irfft(jnp.fft.fft(y, axis=0)[:, :3] ** 2, n=5) ** 2).sum(), [r(3, 6), r(2, 7)]),
-    # expm (a solve's loops, then a scan over cond: IREE lost a buffer there until its loop
-    # got a copy), interp (searchsorted's loop carries unsigned indices) and norm.logcdf (erfc)
-    "expm_interp_logcdf": (lambda a, x: jax.scipy.linalg.expm(a * 0.3).sum()
-                           + (jnp.interp(x, _XP, jnp.sin(_XP) * a[0, 0]) ** 2).sum()
-                           + jax.scipy.stats.norm.logcdf(x).sum(), [r(4, 4), r(3, 5)]),
+    # a solve's loops, then a scan over cond, as in expm (IREE lost a buffer there until the
+    # scan's loop got a copy), interp (searchsorted's loop carries unsigned indices) and
+    # norm.logcdf (erfc)
+    "solve_then_scan_of_cond_interp_logcdf": (
+        lambda a, x: lax.scan(lambda c, i: (lax.cond(i < 2.0, jnp.sin, lambda v: v, c), None),
+                              jnp.linalg.solve(a + 3 * jnp.eye(4), a), jnp.arange(6.0))[0].sum()
+        + (jnp.interp(x, _XP, jnp.sin(_XP) * a[0, 0]) ** 2).sum() + jax.scipy.stats.norm.logcdf(x).sum(),
+        [r(4, 4), r(3, 5)]),
     "batched_cholesky": (lambda a, w: (jnp.linalg.cholesky(jnp.einsum("bij,bkj->bik", a, a) + jnp.eye(3)) ** 2
                                        * w[:, None, None]).sum(), [r(2, 3, 3), r(2)]),
 }
