@@ -133,16 +133,7 @@ def _loop_result_into_a_branching_loop(op: ir.Operation, value: Value) -> bool:
     made = sh.producer(_source(value))
     if made is None or made.name != sh.while_loop.op_name:
         return False
-    branches: list[ir.Operation] = []
-
-    def visit(inner: ir.Operation) -> ir.WalkResult:
-        if inner.name in ("stablehlo.case", "stablehlo.if"):
-            branches.append(inner)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
-    return bool(branches)
+    return bool(ops_named(op, {"stablehlo.case", "stablehlo.if"}))
 
 
 def _source(value: Value) -> Value:

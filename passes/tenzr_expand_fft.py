@@ -60,8 +60,8 @@ def _cos_sin(rows: int, columns: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     turns = np.outer(np.arange(rows), np.arange(columns)) % n
     angles = 2 * np.pi * turns / n
     cos, sin = np.cos(angles), np.sin(angles)
-    cos[(4 * turns) % n == 0] = np.round(cos[(4 * turns) % n == 0])
-    sin[(4 * turns) % n == 0] = np.round(sin[(4 * turns) % n == 0])
+    right = (4 * turns) % n == 0
+    cos[right], sin[right] = np.round(cos[right]), np.round(sin[right])
     return cos, sin
 
 
