@@ -55,8 +55,7 @@ ROWS = [
     ("cho_solve", _sym(lambda a, b: tz.scipy.linalg.cho_solve(tz.scipy.linalg.cho_factor(a), b)),
      _sym(lambda a, b: jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(a), b)),
      _sym(lambda a, b: sl.cho_solve(sl.cho_factor(a), b)), [SPD, B]),
-    ("qr", lambda a: tz.linalg.qr(a)[0] * 2 + tz.linalg.qr(a, mode="r")[:1, :],
-     lambda a: _positive_qr(jnp, a), lambda a: _positive_qr(np, a), [TALL]),
+    ("qr_modes", lambda a: _qr_parts(tz, a), lambda a: _qr_parts(jnp, a), lambda a: _qr_parts(np, a), [TALL]),
     ("norms", lambda a: tz.linalg.norm(a) + tz.linalg.norm(a, 1) + tz.linalg.norm(a, -np.inf) + tz.linalg.norm(a, "fro")
      + tz.linalg.norm(a[0], 3) + tz.linalg.norm(a[1], -np.inf) + tz.linalg.norm(a, axis=0, ord=1).sum()
      + tz.linalg.norm(a, axis=1, keepdims=True).sum(),
@@ -110,12 +109,12 @@ def _singular_parts(xp, a):
     return (u * xp.arange(1.0, s.shape[-1] + 1)) @ vh + s[..., :1, None]
 
 
-def _positive_qr(xp, a):
-    """Q * 2 + R[:1] of the QR factorization whose R has a positive diagonal (the unique
-    one, which tz.linalg.qr returns; LAPACK's may flip signs)."""
+def _qr_parts(xp, a):
+    """The reduced Q and R of tall a, the complete ones of wide aᵀ, and "r" of a (LAPACK's
+    signs, as Householder reflections give them); a is [5, 3]."""
     q, r = xp.linalg.qr(a)
-    signs = xp.sign(xp.diagonal(r))
-    return q * signs * 2 + (r * signs[:, None])[:1, :]
+    q_wide, r_wide = xp.linalg.qr(a.T, mode="complete")
+    return xp.concatenate([q * 2 + r[:1, :], q_wide, r_wide.T, xp.linalg.qr(a, mode="r") ** 2], 0)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r[0] for r in ROWS])
@@ -157,7 +156,7 @@ def test_expm_of_each_order_and_its_errors():
 
 
 def test_hessian_vector_products_match_jax():
-    """Hessian-vector products (forward over reverse) through LU and Cholesky, on 3x3
+    """Hessian-vector products (forward over reverse) through LU, Cholesky, eigh, SVD and QR, on 3x3
     matrices (the full Hessian of an unrolled factorization is a large program for IREE)."""
     a, spd, v = A[:3, :3], SPD[:3, :3], np.cos(np.arange(9.0)).reshape(3, 3)
 
@@ -166,6 +165,7 @@ def test_hessian_vector_products_match_jax():
         (_sym(lambda m: tz.sum(tz.linalg.cholesky(m) ** 3)), _sym(lambda m: jnp.sum(jnp.linalg.cholesky(m) ** 3)), spd),
         (_sym(lambda m: tz.sum(_eigen_parts(tz, m) ** 2)), _sym(lambda m: jnp.sum(_eigen_parts(jnp, m) ** 2)), a),
         (lambda m: tz.sum(_singular_parts(tz, m) ** 2), lambda m: jnp.sum(_singular_parts(jnp, m) ** 2), a),
+        (lambda m: tz.sum(_qr_parts(tz, m) ** 3), lambda m: jnp.sum(_qr_parts(jnp, m) ** 3), a),
     ]:
         got = tz.jvp(tz.grad(ours), (x,), (v,))[1]
         want = jax.jvp(jax.grad(theirs), (x,), (v,))[1]
@@ -193,7 +193,8 @@ def test_large_matrices_compile_and_match_numpy():
     np.testing.assert_allclose(tz.linalg.cholesky(spd), np.linalg.cholesky(spd), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(tz.linalg.slogdet(m)[1], np.linalg.slogdet(m)[1], rtol=1e-10)
     q, r = tz.linalg.qr(m)
-    np.testing.assert_allclose(q * 2 + r[:1, :], _positive_qr(np, m), rtol=1e-8, atol=1e-10)
+    q_numpy, r_numpy = np.linalg.qr(m)
+    np.testing.assert_allclose(q * 2 + r[:1, :], q_numpy * 2 + r_numpy[:1, :], rtol=1e-8, atol=1e-10)
     upper = np.triu(m) + n * np.eye(n)
     np.testing.assert_allclose(tz.scipy.linalg.solve_triangular(upper, b), sl.solve_triangular(upper, b),
                                rtol=1e-10, atol=1e-12)
@@ -222,6 +223,19 @@ def test_svd_full_matrices_and_float32():
     assert tz.linalg.matrix_rank(rank_two) == np.linalg.matrix_rank(rank_two) == 2
 
 
+def test_qr_raw_and_stacks_match_numpy():
+    """mode="raw" (the reflectors and taus, transposed as NumPy's), and stacks of wide and
+    tall matrices, complete, against NumPy's LAPACK."""
+    wide, tall = RNG.standard_normal((2, 3, 4)), RNG.standard_normal((2, 4, 3))
+    got = tz.jit(lambda a: (tz.linalg.qr(a, mode="raw"), tz.linalg.qr(a.T, mode="raw"), tz.linalg.qr(wide, "complete"),
+                            tz.linalg.qr(tall, "complete")))(TALL)
+    want = (np.linalg.qr(TALL, mode="raw"), np.linalg.qr(TALL.T, mode="raw"), np.linalg.qr(wide, "complete"),
+            np.linalg.qr(tall, "complete"))
+    for g, w in zip(tz.tree_util.tree_leaves(got), tz.tree_util.tree_leaves(tuple(tuple(p) for p in want)),
+                    strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+
+
 def test_singular_and_eager():
     singular = np.array([[1.0, 2.0], [2.0, 4.0]])
     assert tz.linalg.det(singular) == 0.0
@@ -236,7 +250,7 @@ def test_singular_and_eager():
     (lambda: tz.linalg.norm(A, 3), "norm: matrix ord 3 is not supported"),
     (lambda: tz.linalg.eigh(A, UPLO="X"), "eigh: UPLO must be 'L' or 'U'"),
     (lambda: tz.linalg.svd(np.ones(3)), "svd: expects a matrix"),
-    (lambda: tz.linalg.qr(TALL.T), "qr: expects a matrix [..., m, n] with m >= n"),
+    (lambda: tz.linalg.qr(TALL, mode="economic"), "qr: unsupported mode 'economic'"),
     (lambda: tz.scipy.linalg.solve_triangular(A, B, trans=3), "trans must be 0, 1, 2"),
 ])
 def test_errors(call, message):
