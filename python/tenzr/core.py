@@ -39,7 +39,7 @@ from tenzr.dialect.types import (
     real_dtype,
     spec_of,
 )
-from tenzr.flags import default_float, default_int
+from tenzr.flags import default_complex, default_float, default_int, requested_dtype
 from tenzr.pytree import flatten, unflatten
 
 DEBUG_ENV = "TENZR_DEBUG"
@@ -285,7 +285,7 @@ def dtype_name(dtype: Any) -> str:
     if isinstance(dtype, str) and dtype == "bfloat16":
         return "bf16"
     try:
-        return element_type_of(np.dtype(dtype))
+        return element_type_of(requested_dtype(dtype))
     except (TypeError, ValueError):
         raise TenzrError(f"unsupported dtype {dtype!r}: tenzr arrays are float16, bfloat16, float32, float64, "
                          "bool, int32, int64, complex64 or complex128") from None
@@ -466,7 +466,7 @@ def _default_dtype(array: np.ndarray) -> np.dtype:
     if array.dtype == np.int64 and array.ndim == 0:
         return default_int()
     if array.dtype == np.complex128 and array.ndim == 0:
-        return np.dtype(np.complex128 if default_float() == np.float64 else np.complex64)
+        return default_complex()
     return array.dtype
 
 

@@ -60,3 +60,16 @@ def default_float() -> np.dtype:
 def default_int() -> np.dtype:
     """The dtype of Python ints and of `arange`'s integers."""
     return np.dtype(np.int64 if config.jax_enable_x64 else np.int32)
+
+
+def default_complex() -> np.dtype:
+    """The dtype of Python complex numbers."""
+    return np.dtype(np.complex128 if config.jax_enable_x64 else np.complex64)
+
+
+def requested_dtype(dtype: Any) -> np.dtype:
+    """A `dtype=` argument as JAX reads it: Python's `float`, `int` and `complex` mean the
+    defaults above (`jnp.zeros(3, dtype=float)` is float32 unless jax_enable_x64); anything
+    else is NumPy's dtype of it."""
+    defaults = {float: default_float, int: default_int, complex: default_complex}
+    return defaults[dtype]() if dtype in defaults else np.dtype(dtype)

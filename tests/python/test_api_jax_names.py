@@ -207,6 +207,10 @@ def test_dtype_names_are_numpys():
     assert halved.dtype == tz.bfloat16
     np.testing.assert_array_equal(halved.astype(np.float32), [1.5, 1.5, 1.5])
     assert tz.finfo(tz.float32).eps == np.finfo(np.float32).eps
+    # Python's float, int and complex as dtypes mean JAX's defaults: 32-bit without x64
+    # (test_enable_x64_makes_defaults_64_bit compares with JAX's with it).
+    cast = tz.jit(lambda x: (x.astype(int), tz.zeros(2, dtype=float), tz.arange(2, dtype=int), x.astype(complex)))
+    assert [a.dtype for a in cast(np.ones(2))] == [np.int32, np.float32, np.int32, np.complex64]
 
 
 def test_enable_x64_makes_defaults_64_bit(x64):
@@ -221,12 +225,15 @@ def test_enable_x64_makes_defaults_64_bit(x64):
         (lambda xp, i: i / i, (np.arange(1, 3, dtype=np.int32),)),
         (lambda xp, i: xp.sqrt(i), (3,)),
         (lambda xp, x: x + 1.0, (np.ones(2, np.float32),)),  # a weak float keeps float32 arrays float32
+        (lambda xp, x: (x.astype(int), xp.zeros(2, dtype=float), xp.arange(2, dtype=int) * 1j),
+         (np.ones(2, np.float32),)),
     ]
     for fn, args in cases:
         ours = tz.jit(lambda *a, fn=fn: fn(tz, *a))(*args)
         theirs = jax.jit(lambda *a, fn=fn: fn(jnp, *a))(*args)
-        assert np.asarray(ours).dtype == np.asarray(theirs).dtype, (fn, args)
-        np.testing.assert_allclose(ours, theirs)
+        for o, t in zip(tz.tree_util.tree_leaves(ours), jax.tree_util.tree_leaves(theirs), strict=True):
+            assert np.asarray(o).dtype == np.asarray(t).dtype, (fn, args)
+            np.testing.assert_allclose(o, t)
     assert tz.config.jax_enable_x64 and tz.config.read("jax_enable_x64")
 
 

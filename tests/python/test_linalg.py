@@ -5,6 +5,8 @@ functions their arbitrary signs do not change."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 import scipy.linalg as sl
@@ -81,6 +83,8 @@ ROWS = [
     # test_expm_of_each_order_and_its_errors)
     ("expm_stack_squared", tz.scipy.linalg.expm, jax.scipy.linalg.expm, lambda a: np.stack([sl.expm(m) for m in a]),
      [STACK * np.array([3.0, 5.0])[:, None, None]]),
+    ("scipy_lu_qr_polar", lambda a, b: _scipy_parts(tz, tz.scipy.linalg, a, b),
+     lambda a, b: _scipy_parts(jnp, jax.scipy.linalg, a, b), lambda a, b: _scipy_parts(np, sl, a, b), [A, B]),
     ("block_diag_toeplitz", lambda a, b: _blocks(tz, tz.scipy.linalg, a, b),
      lambda a, b: _blocks(jnp, jax.scipy.linalg, a, b), lambda a, b: _blocks(np, sl, a, b), [A[:3, :4], B[:, :1]]),
 ]
@@ -90,6 +94,20 @@ def _eigen_parts(xp, a, **options):
     """Eigenvalues and squared eigenvectors (unchanged by each vector's arbitrary sign)."""
     w, v = xp.linalg.eigh(a, **options)
     return w[..., None, :] + v ** 2
+
+
+def _scipy_parts(xp, linalg, a, b):
+    """SciPy's LU (of a and of its first three columns), lu_solve both ways, QR (full, of
+    aᵀ's first three columns) and the polar factors of a, in one vector (JAX's polar by
+    the SVD, as its default iterations do not reverse-differentiate)."""
+    polar = linalg.polar if xp is np else functools.partial(linalg.polar, method="svd")
+    p, lower, upper = linalg.lu(a[:, :3])
+    permuted_lower, upper_square = linalg.lu(a, permute_l=True)
+    factored = linalg.lu_factor(a)
+    q, r = linalg.qr(a[:, :3].T)
+    parts = [p @ lower, upper, permuted_lower, upper_square, linalg.lu_solve(factored, b),
+             linalg.lu_solve(factored, b[:, 0], trans=1), q, r, *polar(a), polar(a[:3], "left")[1]]
+    return xp.concatenate([xp.ravel(x) for x in parts])
 
 
 def _blocks(xp, linalg, a, b):
@@ -236,6 +254,39 @@ def test_qr_raw_and_stacks_match_numpy():
         np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize(("name", "args"), [
+    ("hilbert", (5,)), ("invhilbert", (4,)), ("pascal", (5,)), ("pascal", (4, "lower")), ("invpascal", (5,)),
+    ("invpascal", (4, "upper")), ("helmert", (5, True)), ("hadamard", (8,)), ("dft", (6, "sqrtn")),
+    ("circulant", (STACK[0],)), ("hankel", (STACK[:, 0], B[:, 0])), ("fiedler", (STACK[0],)),
+    ("companion", (STACK[0],)),
+    ("fiedler_companion", (A[0, :4],)), ("leslie", (A[0], B[:3, 1])), ("convolution_matrix", (B[:, 0], 6, "same")),
+    ("convolution_matrix", (STACK[0], 2, "valid")),
+])
+def test_special_matrices_match_jax_and_scipy(name, args, x64):
+    """Shapes and dtypes as JAX's (with x64, as this module runs JAX; pascal is float32
+    regardless), values as SciPy's (JAX's for batches, which SciPy does not take)."""
+    got, theirs = getattr(tz.scipy.linalg, name)(*args), getattr(jax.scipy.linalg, name)(*args)
+    assert (got.shape, got.dtype) == (theirs.shape, theirs.dtype)
+    batched = any(np.ndim(x) > 1 for x in args)
+    want = theirs if batched else getattr(sl, name)(*args)
+    np.testing.assert_allclose(np.asarray(got, np.complex128), np.asarray(want, np.complex128), rtol=2e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize(("name", "args", "options"), [
+    ("vector_norm", (STACK,), {}), ("vector_norm", (STACK,), {"axis": (0, 2), "ord": 1, "keepdims": True}),
+    ("vector_norm", (STACK,), {"ord": 3}), ("matrix_norm", (STACK,), {"ord": 1, "keepdims": True}),
+    ("svdvals", (TALL,), {}),
+    ("matrix_transpose", (STACK,), {}), ("trace", (STACK,), {"offset": 1}), ("outer", (B[:, 0], A[0]), {}),
+    ("cross", (TALL, TALL[::-1]), {}), ("cross", (TALL.T, TALL.T ** 2), {"axis": 0}),
+    ("tensordot", (STACK, B.T), {"axes": 1}),
+    ("vecdot", (STACK, STACK), {"axis": 1}), ("tensorinv", (A.reshape(2, 2, 4),), {"ind": 2}),
+    ("tensorsolve", (A.reshape(2, 2, 4), B[:, 0].reshape(2, 2)), {}), ("matmul", (STACK, B[:3]), {}),
+])
+def test_array_api_linalg_names_match_jax(name, args, options):
+    np.testing.assert_allclose(getattr(tz.linalg, name)(*args, **options), getattr(jnp.linalg, name)(*args, **options),
+                               rtol=1e-10, atol=1e-12)
+
+
 def test_singular_and_eager():
     singular = np.array([[1.0, 2.0], [2.0, 4.0]])
     assert tz.linalg.det(singular) == 0.0
@@ -251,6 +302,13 @@ def test_singular_and_eager():
     (lambda: tz.linalg.eigh(A, UPLO="X"), "eigh: UPLO must be 'L' or 'U'"),
     (lambda: tz.linalg.svd(np.ones(3)), "svd: expects a matrix"),
     (lambda: tz.linalg.qr(TALL, mode="economic"), "qr: unsupported mode 'economic'"),
+    (lambda: tz.scipy.linalg.qr(TALL, pivoting=True), "qr: pivoting=True is not supported"),
+    (lambda: tz.scipy.linalg.lu_solve(tz.scipy.linalg.lu_factor(A), np.ones(3)), "lu_solve: lu is [4, 4] but b is [3]"),
+    (lambda: tz.scipy.linalg.eigh(A, A), "eigh: only the standard problem is supported"),
+    (lambda: tz.scipy.linalg.hadamard(6), "hadamard: n must be a power of 2"),
+    (lambda: tz.linalg.tensorinv(B), "tensorinv: a of shape [4, 3] with ind=2 is not square"),
+    (lambda: tz.linalg.cross(A, A), "cross: expects 3-vectors along axis -1"),
+    (lambda: tz.scipy.linalg.leslie(A[0], A[0]), "leslie: expects f [..., n]"),
     (lambda: tz.scipy.linalg.solve_triangular(A, B, trans=3), "trans must be 0, 1, 2"),
 ])
 def test_errors(call, message):

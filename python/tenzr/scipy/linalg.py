@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -13,12 +14,15 @@ from tenzr.batching import vmap
 from tenzr.control import cond, scan, switch
 from tenzr.core import Array, check_arguments, promote, user_location
 from tenzr.dialect.diagnostics import TenzrError
+from tenzr.flags import default_complex, default_float, requested_dtype
 from tenzr.linalg import det, inv, solve, solve_triangular
-from tenzr.numpy_lib import atleast_2d, conj, ravel
+from tenzr.numpy_lib import atleast_1d, atleast_2d, conj, ravel, tril, triu
 from tenzr.numpy_routines import digitize
 
-__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "expm", "inv", "solve", "solve_triangular",
-           "toeplitz"]
+__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion", "convolution_matrix", "det",
+           "dft", "eigh", "expm", "fiedler", "fiedler_companion", "hadamard", "hankel", "helmert", "hilbert", "inv",
+           "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve", "pascal", "polar", "qr", "solve",
+           "solve_triangular", "svd", "toeplitz"]
 
 
 def cholesky(a: Any, lower: bool = False) -> Array:
@@ -40,6 +44,327 @@ def cho_solve(c_and_lower: tuple[Any, bool], b: Any) -> Array:
     c = tnp._float(c)
     first = solve_triangular(c, b, trans=0 if lower else 1, lower=lower)
     return solve_triangular(c, first, trans=1 if lower else 0, lower=lower)
+
+
+def lu(a: Any, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True) -> tuple[Array, ...]:
+    """(P, L, U) with a = P L U, of a [..., m, n] (partial pivoting, LAPACK's pivots): P a
+    permutation matrix [..., m, m], L unit lower triangular [..., m, k], U upper triangular
+    [..., k, n], k = min(m, n); (P L, U) with permute_l=True. Derivatives are those of the
+    elimination at its pivoting."""
+    del overwrite_a, check_finite  # (SciPy's; nothing to do here, as in JAX)
+    factors = linalg._lu(_matrix(a, "lu"))
+    m = factors.lower.shape[-2]
+    p = (factors.permutation[..., None, :] == np.arange(m)[:, None]).astype(factors.lower.dtype)
+    return (p @ factors.lower, factors.upper) if permute_l else (p, factors.lower, factors.upper)
+
+
+def lu_factor(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> tuple[Array, Array]:
+    """(lu, piv) for lu_solve, as LAPACK's getrf: L below the diagonal of lu [..., m, n]
+    (its unit diagonal implied) and U on and above it; piv [..., k] (int32, from 0): step j
+    swapped rows j and piv[j]."""
+    del overwrite_a, check_finite
+    factors = linalg._lu(_matrix(a, "lu_factor"), with_pivots=True)
+    (m, k), n = factors.lower.shape[-2:], factors.upper.shape[-1]
+    lower = tnp.pad(tril(factors.lower, -1), [(0, 0)] * (factors.lower.ndim - 1) + [(0, n - k)])
+    upper = tnp.pad(factors.upper, [(0, 0)] * (factors.upper.ndim - 2) + [(0, m - k), (0, 0)])
+    assert factors.pivots is not None
+    return lower + upper, factors.pivots
+
+
+def lu_solve(lu_and_piv: tuple[Any, Any], b: Any, trans: int = 0, overwrite_b: bool = False,
+             check_finite: bool = True) -> Array:
+    """x with a x = b (trans 0) or aᵀ x = b (1 or 2), from lu_factor(a) of a square a; b is
+    [n] or [..., n, k]."""
+    del overwrite_b, check_finite
+    packed, pivots = lu_and_piv
+    packed, b = promote(tnp._float(packed), tnp._float(b))
+    pivots = tnp.asarray(pivots)
+    if packed.ndim < 2 or packed.shape[-1] != packed.shape[-2] or pivots.shape != packed.shape[:-1]:
+        raise TenzrError(f"lu_solve: expects lu [..., n, n] and piv [..., n] from lu_factor, got "
+                         f"{list(packed.shape)} and {list(pivots.shape)}", user_location())
+    if trans not in (0, 1, 2):
+        raise TenzrError(f"lu_solve: trans must be 0, 1 or 2, got {trans!r}", user_location())
+    n = packed.shape[-1]
+    vector = b.ndim == 1
+    if (b.shape[0] if vector else b.shape[-2]) != n:
+        raise TenzrError(f"lu_solve: lu is {list(packed.shape)} but b is {list(b.shape)}", user_location())
+    # P a = L U with P's row i picking a's row permutation[i]: a = Pᵀ L U.
+    chosen = (_pivots_to_permutation(pivots, n)[..., :, None] == np.arange(n)).astype(packed.dtype)
+    packed, b2 = linalg._batched(packed, b[:, None] if vector else b)
+    chosen, _ = linalg._batched(chosen, b2)
+    lower = tril(packed, -1) + tnp.eye(n, dtype=packed.dtype)
+    upper = triu(packed)
+    if trans == 0:
+        x = linalg._triangular(upper, linalg._triangular(lower, chosen @ b2, True, True), False, False)
+    else:  # aᵀ = Uᵀ Lᵀ P
+        y = linalg._triangular(tnp.swapaxes(upper, -1, -2), b2, True, False)
+        x = tnp.swapaxes(chosen, -1, -2) @ linalg._triangular(tnp.swapaxes(lower, -1, -2), y, False, True)
+    return x[..., 0] if vector else x
+
+
+def _pivots_to_permutation(pivots: Array, m: int) -> Array:
+    """The rows [..., m] that LAPACK's row swaps `pivots` [..., k] (step j: rows j and
+    pivots[j]) bring to each position."""
+    rows = np.arange(m, dtype=np.int32)
+    k = pivots.shape[-1]
+    pivots = pivots.astype(np.int32)
+
+    def step(j: Array, permutation: Array) -> Array:
+        at_j = tnp.broadcast_to(j, (*pivots.shape[:-1], 1))
+        other = tnp.take_along_axis(pivots, at_j, -1, mode="clip")
+        here, there = (tnp.take_along_axis(permutation, i, -1, mode="clip") for i in (at_j, other))
+        return tnp.where(rows == j, there, tnp.where(rows == other, here, permutation))
+
+    return linalg._steps(k, step, tnp.broadcast_to(rows, (*pivots.shape[:-1], m)))
+
+
+def qr(a: Any, overwrite_a: bool = False, lwork: Any = None, mode: str = "full", pivoting: bool = False,
+       check_finite: bool = True) -> tuple[Array, ...]:
+    """SciPy's QR (tz.linalg.qr's Householder reflections, LAPACK's signs): `mode` "full"
+    (Q [..., m, m], R [..., m, n]), "economic" (Q [..., m, k], R [..., k, n]) or "r" (a
+    tuple holding the full R, as SciPy's). Column pivoting is not supported."""
+    del overwrite_a, lwork, check_finite
+    if pivoting:
+        raise TenzrError("qr: pivoting=True is not supported", user_location())
+    if mode not in ("full", "economic", "r"):
+        raise TenzrError(f"qr: unsupported mode {mode!r} (use 'full', 'economic' or 'r')", user_location())
+    q, r = linalg.qr(a, "reduced" if mode == "economic" else "complete")
+    return (r,) if mode == "r" else (q, r)
+
+
+def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: bool = False,
+        check_finite: bool = True, lapack_driver: str = "gesdd") -> Any:
+    """SciPy's SVD (tz.linalg.svd): (U, s, Vh), or s alone with compute_uv=False. Both of
+    LAPACK's drivers name the same factorization here."""
+    del overwrite_a, check_finite
+    if lapack_driver not in ("gesdd", "gesvd"):
+        raise TenzrError(f"svd: lapack_driver must be 'gesdd' or 'gesvd', got {lapack_driver!r}", user_location())
+    return linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+def eigh(a: Any, b: Any = None, lower: bool = True, eigvals_only: bool = False, overwrite_a: bool = False,
+         overwrite_b: bool = False, turbo: bool = True, eigvals: Any = None, type: int = 1,  # noqa: A002
+         check_finite: bool = True) -> Any:
+    """SciPy's symmetric eigendecomposition (tz.linalg.eigh): (w ascending, v), or w alone
+    with eigvals_only=True. As JAX's, the generalized problem (b) and subsets (eigvals)
+    are not supported."""
+    del overwrite_a, overwrite_b, turbo, check_finite
+    if b is not None or type != 1 or eigvals is not None:
+        raise TenzrError("eigh: only the standard problem is supported (b=None, type=1, eigvals=None), as in JAX",
+                         user_location())
+    w, v = linalg.eigh(a, UPLO="L" if lower else "U")
+    return w if eigvals_only else (w, v)
+
+
+def polar(a: Any, side: str = "right", *, method: str = "qdwh", eps: Any = None,
+          max_iterations: Any = None) -> tuple[Array, Array]:
+    """(u, p) with a = u p (side "right", p [..., n, n]) or a = p u ("left", p [..., m, m]):
+    u with orthonormal columns (or rows) and p symmetric positive semidefinite, from the
+    SVD. JAX's iterations (`method="qdwh"`, `eps`, `max_iterations`) converge to the same
+    factors, so each method gives them from the SVD."""
+    del eps, max_iterations
+    if side not in ("right", "left"):
+        raise TenzrError(f"polar: side must be 'right' or 'left', got {side!r}", user_location())
+    if method not in ("qdwh", "svd"):
+        raise TenzrError(f"polar: method must be 'qdwh' or 'svd', got {method!r}", user_location())
+    u, s, vh = linalg.svd(_matrix(a, "polar"), full_matrices=False)
+    if side == "right":
+        return u @ vh, tnp.swapaxes(vh, -1, -2) @ (s[..., :, None] * vh)
+    return u @ vh, (u * s[..., None, :]) @ tnp.swapaxes(u, -1, -2)
+
+
+def _matrix(a: Any, what: str) -> Array:
+    a = tnp._float(a)
+    if a.ndim < 2:
+        raise TenzrError(f"{what}: expects a matrix (or a stack of them), got shape {list(a.shape)}", user_location())
+    return a
+
+
+# -------------------------------------------------------------------------- special matrices
+# Those of a size alone are computed here in float64 by their closed forms (SciPy's) and given
+# in JAX's dtypes; those of arrays are traced, batched over leading dims as JAX's.
+
+
+def _of_size(values: np.ndarray, dtype: Any = None) -> Array:
+    return tnp.asarray(values.astype(default_float() if dtype is None else requested_dtype(dtype)))
+
+
+def _size(n: Any, what: str, least: int = 0) -> int:
+    if not isinstance(n, (int, np.integer)) or n < least:
+        raise TenzrError(f"{what}: n must be an int of at least {least}, got {n!r}", user_location())
+    return int(n)
+
+
+def hilbert(n: int) -> Array:
+    """The Hilbert matrix, 1 / (i + j + 1)."""
+    i = np.arange(_size(n, "hilbert"), dtype=np.float64)
+    return _of_size(1 / (i[:, None] + i + 1))
+
+
+def invhilbert(n: int) -> Array:
+    """The inverse of `hilbert(n)`, by its closed form (floats, as JAX's: its entries
+    outgrow float32's integers past n = 6)."""
+    n = _size(n, "invhilbert")
+    exact = [[(-1) ** (i + j) * (i + j + 1) * math.comb(n + i, n - j - 1) * math.comb(n + j, n - i - 1)
+              * math.comb(i + j, i) ** 2 for j in range(n)] for i in range(n)]
+    return _of_size(np.array(exact, dtype=np.float64).reshape(n, n))
+
+
+def _binomials(n: int) -> np.ndarray:
+    return np.array([[math.comb(i, j) for j in range(n)] for i in range(n)], dtype=np.float64).reshape(n, n)
+
+
+def _kind(kind: str | None, what: str) -> str:
+    kind = "symmetric" if kind is None else kind
+    if kind not in ("symmetric", "lower", "upper"):
+        raise TenzrError(f"{what}: kind must be 'symmetric', 'lower' or 'upper', got {kind!r}", user_location())
+    return kind
+
+
+def pascal(n: int, kind: str | None = None) -> Array:
+    """The Pascal matrix (binomials; `kind` "symmetric", "lower" or "upper"), in float32 as JAX's."""
+    lower = _binomials(_size(n, "pascal"))
+    kind = _kind(kind, "pascal")
+    return _of_size(lower if kind == "lower" else lower.T if kind == "upper" else lower @ lower.T, np.float32)
+
+
+def invpascal(n: int, kind: str | None = None) -> Array:
+    """The inverse of `pascal(n, kind)`: (-1)^(i - j) binom(i, j) below the diagonal."""
+    n = _size(n, "invpascal")
+    signs = (-1.0) ** (np.arange(n)[:, None] - np.arange(n))
+    lower = _binomials(n) * signs
+    kind = _kind(kind, "invpascal")
+    return _of_size(lower if kind == "lower" else lower.T if kind == "upper" else lower.T @ lower)
+
+
+def helmert(n: int, full: bool = False) -> Array:
+    """The Helmert matrix: rows k = 1..n-1 are (1, ..., 1, -k, 0, ...) / sqrt(k (k + 1)) (k
+    ones), after a row of 1 / sqrt(n) with full=True."""
+    n = _size(n, "helmert", 1)
+    k = np.arange(1, n, dtype=np.float64)[:, None]
+    j = np.arange(n)
+    rows = np.where(j < k, 1.0, np.where(j == k, -k, 0.0)) / np.sqrt(k * (k + 1))
+    return _of_size(np.concatenate([np.full((1, n), 1 / np.sqrt(n)), rows]) if full else rows)
+
+
+def hadamard(n: int, dtype: Any = int) -> Array:
+    """The Sylvester Hadamard matrix of order n, a power of 2."""
+    n = _size(n, "hadamard", 1)
+    if n & (n - 1):
+        raise TenzrError(f"hadamard: n must be a power of 2, got {n}", user_location())
+    h = np.ones((1, 1))
+    while h.shape[0] < n:
+        h = np.block([[h, h], [h, -h]])
+    return tnp.asarray(h.astype(requested_dtype(dtype)))
+
+
+def dft(n: int, scale: str | None = None, *, dtype: Any = None) -> Array:
+    """The DFT matrix exp(-2 pi i j k / n), unscaled, or scaled by 1 / sqrt(n) ("sqrtn") or
+    1 / n ("n")."""
+    n = _size(n, "dft")
+    if scale not in (None, "sqrtn", "n"):
+        raise TenzrError(f"dft: scale must be None, 'sqrtn' or 'n', got {scale!r}", user_location())
+    dtype = default_complex() if dtype is None else requested_dtype(dtype)
+    if not np.issubdtype(dtype, np.complexfloating):
+        raise TenzrError(f"dft: dtype must be complex, got {dtype}", user_location())
+    j = np.arange(n)
+    omegas = np.exp(-2j * np.pi * (j[:, None] * j % max(n, 1)) / max(n, 1))
+    return _of_size(omegas / {None: 1, "sqrtn": np.sqrt(n), "n": n}[scale], dtype)
+
+
+def circulant(c: Any) -> Array:
+    """The circulant matrices [..., n, n] with first columns c [..., n]: entry (i, j) is
+    c[(i - j) mod n]."""
+    c = atleast_1d(tnp.asarray(c))
+    n = c.shape[-1]
+    return tnp.take(c, (np.arange(n)[:, None] - np.arange(n)) % max(n, 1), axis=-1, mode="promise_in_bounds")
+
+
+def hankel(c: Any, r: Any = None) -> Array:
+    """The Hankel matrices [..., n, m] with first columns c [..., n] and last rows r [..., m]
+    (zeros when None; r[0] is not read): entry (i, j) is (c, r[1:])[i + j]."""
+    c = atleast_1d(tnp.asarray(c))
+    c, r = promote(c, tnp.zeros_like(c) if r is None else atleast_1d(tnp.asarray(r)))
+    batch = np.broadcast_shapes(c.shape[:-1], r.shape[:-1])
+    values = tnp.concatenate([tnp.broadcast_to(c, (*batch, c.shape[-1])),
+                              tnp.broadcast_to(r, (*batch, r.shape[-1]))[..., 1:]], -1)
+    return tnp.take(values, np.arange(c.shape[-1])[:, None] + np.arange(r.shape[-1]), axis=-1, mode="promise_in_bounds")
+
+
+def fiedler(a: Any) -> Array:
+    """The symmetric Fiedler matrices |a_i - a_j| of a [..., n]."""
+    a = atleast_1d(tnp.asarray(a))
+    return tnp.abs(a[..., :, None] - a[..., None, :])
+
+
+def _polynomial(a: Any, what: str, least: int) -> Array:
+    a = atleast_1d(tnp._float(a))
+    if a.shape[-1] < least:
+        raise TenzrError(f"{what}: expects at least {least} coefficients, got {a.shape[-1]}", user_location())
+    return a
+
+
+def companion(a: Any) -> Array:
+    """The companion matrices [..., n - 1, n - 1] of the polynomials a [..., n] (first
+    coefficient first): first row -a[1:] / a[0], ones below the diagonal."""
+    a = _polynomial(a, "companion", 2)
+    m = a.shape[-1] - 1
+    first = -a[..., 1:] / a[..., :1]
+    below = tnp.broadcast_to(tnp.eye(m - 1, m, dtype=a.dtype), (*a.shape[:-1], m - 1, m))
+    return tnp.concatenate([first[..., None, :], below], -2)
+
+
+def fiedler_companion(a: Any) -> Array:
+    """Fiedler's pentadiagonal companion matrices [..., n - 1, n - 1] of the polynomials
+    a [..., n] (first coefficient first), with the polynomial's roots as eigenvalues."""
+    a = _polynomial(a, "fiedler_companion", 1)
+    n = a.shape[-1] - 1
+    a = a / a[..., :1]
+    if n <= 1:
+        return -a[..., 1:, None]
+    i, j = np.arange(n)[:, None], np.arange(n)
+    even, odd = i % 2 == 0, i % 2 == 1
+    above = tnp.take(-a, np.minimum(i + 2, n) + 0 * j, axis=-1)  # -a[i + 2]
+    beside = tnp.take(-a, np.minimum(i + 1, n) + 0 * j, axis=-1)  # -a[i + 1]
+    out = tnp.where((i == 0) & (j == 0), -a[..., 1:2, None], 0.0)
+    out = tnp.where((i == 1) & (j == 0), 1.0, out)
+    out = tnp.where(even & (j == i + 1), above, out)
+    out = tnp.where(even & (j == i + 2), 1.0, out)
+    out = tnp.where(even & (i >= 2) & (j == i - 1), beside, out)
+    return tnp.where(odd & (i >= 3) & (j == i - 2), 1.0, out)
+
+
+def leslie(f: Any, s: Any) -> Array:
+    """The Leslie matrices [..., n, n]: fecundities f [..., n] as the first row, survivals
+    s [..., n - 1] below the diagonal."""
+    f, s = promote(atleast_1d(tnp.asarray(f)), atleast_1d(tnp.asarray(s)))
+    n = f.shape[-1]
+    if n < 2 or s.shape[-1] != n - 1:
+        raise TenzrError(f"leslie: expects f [..., n] (n >= 2) and s [..., n - 1], got {list(f.shape)} and "
+                         f"{list(s.shape)}", user_location())
+    batch = np.broadcast_shapes(f.shape[:-1], s.shape[:-1])
+    below = tnp.broadcast_to(s, (*batch, n - 1))[..., :, None] * np.eye(n - 1, n)
+    return tnp.concatenate([tnp.broadcast_to(f, (*batch, n))[..., None, :], below], -2)
+
+
+def convolution_matrix(a: Any, n: int, mode: str = "full") -> Array:
+    """The Toeplitz matrices [..., k, n] whose product with v [n] is convolve(a, v, mode)
+    for a [..., m]: k = m + n - 1 ("full"), max(m, n) ("same") or max(m, n) - min(m, n) + 1
+    ("valid")."""
+    n = _size(n, "convolution_matrix", 1)
+    a = tnp.asarray(a)
+    if a.ndim == 0 or a.shape[-1] < 1:
+        raise TenzrError("convolution_matrix: a must have at least one element along its last axis", user_location())
+    if mode not in ("full", "same", "valid"):
+        raise TenzrError(f"convolution_matrix: mode must be 'full', 'same' or 'valid', got {mode!r}", user_location())
+    m = a.shape[-1]
+    trim = min(m, n) - 1
+    first = {"full": 0, "same": trim // 2, "valid": trim}[mode]
+    rows = {"full": m + n - 1, "same": max(m, n), "valid": max(m, n) - trim}[mode]
+    index = np.arange(first, first + rows)[:, None] - np.arange(n)
+    inside = (index >= 0) & (index < m)
+    entries = tnp.take(a, np.clip(index, 0, m - 1), axis=-1, mode="promise_in_bounds")
+    return tnp.where(inside, entries, tnp.zeros((), a.dtype))
 
 
 def block_diag(*arrs: Any) -> Array:
