@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from harness import HESSIAN_SRC
+from harness import HESSIAN_SRC, close
 
 import tenzr as tz
 
@@ -19,19 +19,6 @@ rng = np.random.default_rng(7)
 
 def r(*shape: int) -> np.ndarray:
     return rng.standard_normal(shape)
-
-
-def _close(got, want, rtol=1e-10, atol=1e-12):
-    """got against want, or against want() run as one program under jax.jit: JAX run op by
-    op compiles each op apart, about 10x the time of the reference as a whole."""
-    if callable(want):
-        want = jax.jit(want)()
-    got_leaves, got_tree = jax.tree_util.tree_flatten(got)
-    want_leaves, want_tree = jax.tree_util.tree_flatten(want)
-    assert got_tree == want_tree, (got_tree, want_tree)
-    for g, w in zip(got_leaves, want_leaves, strict=True):
-        assert np.shape(g) == np.shape(w)
-        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=rtol, atol=atol)
 
 
 # --------------------------------------------------------------------------- models, twice
@@ -74,14 +61,14 @@ X = r(6, 4)
 def test_jvp_of_a_vector_function():
     f = lambda np_: lambda x, y: np_.sin(x) * y + np_.exp(x / 3.0)  # noqa: E731
     x, y, tx, ty = r(5), r(5), r(5), r(5)
-    _close(tz.jvp(f(tz), (x, y), (tx, ty)), lambda: jax.jvp(f(jnp), (x, y), (tx, ty)))
+    close(tz.jvp(f(tz), (x, y), (tx, ty)), lambda: jax.jvp(f(jnp), (x, y), (tx, ty)))
 
 
 def test_jvp_of_a_pytree_loss():
     tangents = jax.tree_util.tree_map(lambda a: rng.standard_normal(a.shape), PARAMS)
     got = tz.jvp(lambda p: mlp_loss(tz, p, X), (PARAMS,), (tangents,))
     want = jax.jvp(lambda p: mlp_loss(jnp, p, X), (PARAMS,), (tangents,))
-    _close(got, want)
+    close(got, want)
 
 
 def test_jvp_with_aux_and_integer_inputs():
@@ -92,7 +79,7 @@ def test_jvp_with_aux_and_integer_inputs():
     n = np.arange(3, dtype=np.int64)
     y, ydot, aux = tz.jvp(f(tz), (x, n), (t, np.zeros(3, np.int64)), has_aux=True)
     jy, jydot, jaux = jax.jvp(lambda x: f(jnp)(x, n), (x,), (t,), has_aux=True)
-    _close((y, ydot, aux), (jy, jydot, jaux))
+    close((y, ydot, aux), (jy, jydot, jaux))
 
 
 def test_custom_jvp_defjvps_matches_jax():
@@ -108,17 +95,17 @@ def test_custom_jvp_defjvps_matches_jax():
 
     x, y, t, u = r(3), r(3), r(3), r(3)
     ours, theirs = make(tz), make(jax)
-    _close(tz.jvp(ours, (x, y), (t, u)), lambda: jax.jvp(theirs, (x, y), (t, u)))
-    _close(tz.grad(lambda a, b: (ours(a, b) ** 2).sum(), argnums=(0, 1))(x, y),
-           lambda: jax.grad(lambda a, b: (theirs(a, b) ** 2).sum(), argnums=(0, 1))(x, y))
-    _close(tz.hessian(lambda a: ours(a, y).sum())(x), lambda: jax.hessian(lambda a: theirs(a, y).sum())(x))
+    close(tz.jvp(ours, (x, y), (t, u)), lambda: jax.jvp(theirs, (x, y), (t, u)))
+    close(tz.grad(lambda a, b: (ours(a, b) ** 2).sum(), argnums=(0, 1))(x, y),
+          lambda: jax.grad(lambda a, b: (theirs(a, b) ** 2).sum(), argnums=(0, 1))(x, y))
+    close(tz.hessian(lambda a: ours(a, y).sum())(x), lambda: jax.hessian(lambda a: theirs(a, y).sum())(x))
 
     @tz.custom_jvp
     def g(x, n):
         return x * n
 
     g.defjvps(lambda t, ans, x, n: t * n, None)
-    _close(tz.grad(lambda a: g(a, 3.0).sum())(x), np.full(3, 3.0))
+    close(tz.grad(lambda a: g(a, 3.0).sum())(x), np.full(3, 3.0))
 
 
 def test_vjp_with_aux():
@@ -128,18 +115,18 @@ def test_vjp_with_aux():
     x, ybar = r(4), r(4)
     y, pullback, aux = tz.vjp(f(tz), x, has_aux=True)
     jy, jpullback, jaux = jax.vjp(f(jnp), x, has_aux=True)
-    _close((y, pullback(ybar), aux), (jy, jpullback(ybar), jaux))
+    close((y, pullback(ybar), aux), (jy, jpullback(ybar), jaux))
     inside = tz.jit(lambda x, ybar: tz.vjp(f(tz), x, has_aux=True)[1](ybar))
-    _close(inside(x, ybar), jpullback(ybar))
+    close(inside(x, ybar), jpullback(ybar))
 
 
 def test_jvp_through_convolution_and_softmax():
     x, w, tx, tw = r(2, 3, 6, 6), r(4, 3, 3, 3), r(2, 3, 6, 6), r(4, 3, 3, 3)
-    _close(tz.jvp(_tz_conv, (x, w), (tx, tw)), lambda: jax.jvp(_jax_conv, (x, w), (tx, tw)))
+    close(tz.jvp(_tz_conv, (x, w), (tx, tw)), lambda: jax.jvp(_jax_conv, (x, w), (tx, tw)))
     w2, t2 = r(4, 7), r(4, 7)
     got = tz.jvp(lambda w: softmax_model(tz, tz.nn, w, X), (w2,), (t2,))
     want = jax.jvp(lambda w: softmax_model(jnp, jax.nn, w, X), (w2,), (t2,))
-    _close(got, want)
+    close(got, want)
 
 
 def test_linearize_matches_jvp():
@@ -147,9 +134,9 @@ def test_linearize_matches_jvp():
     x, t1, t2 = r(4), r(4), r(4)
     y, f_jvp = tz.linearize(f(tz), x)
     jy, jf_jvp = jax.linearize(f(jnp), x)
-    _close(y, jy)
-    _close(f_jvp(t1), jf_jvp(t1))
-    _close(f_jvp(t2), jf_jvp(t2))
+    close(y, jy)
+    close(f_jvp(t1), jf_jvp(t1))
+    close(f_jvp(t2), jf_jvp(t2))
 
 
 def test_jvp_of_grad_and_grad_of_jvp():
@@ -158,10 +145,10 @@ def test_jvp_of_grad_and_grad_of_jvp():
     def f(np_):
         return lambda x: (np_.sin(x) ** 2 * np_.exp(x[::-1])).sum()
 
-    _close(tz.jvp(tz.grad(f(tz)), (x,), (t,)), lambda: jax.jvp(jax.grad(f(jnp)), (x,), (t,)))
+    close(tz.jvp(tz.grad(f(tz)), (x,), (t,)), lambda: jax.jvp(jax.grad(f(jnp)), (x,), (t,)))
     got = tz.grad(lambda x: tz.jvp(f(tz), (x,), (t,))[1])(x)
     want = jax.grad(lambda x: jax.jvp(f(jnp), (x,), (t,))[1])(x)
-    _close(got, want)
+    close(got, want)
 
 
 def test_jvp_composes_with_jit_and_captures_traced_values():
@@ -172,7 +159,7 @@ def test_jvp_composes_with_jit_and_captures_traced_values():
         return tz.jvp(lambda v: tz.exp(v * x).sum(), (w,), (t,))
 
     x, t = r(4), r(4)
-    _close(step(x, t), lambda: jax.jvp(lambda v: jnp.exp(v * x).sum(), (w,), (t,)))
+    close(step(x, t), lambda: jax.jvp(lambda v: jnp.exp(v * x).sum(), (w,), (t,)))
 
 
 # --------------------------------------------------------------------------- Jacobians
@@ -182,7 +169,7 @@ def test_jvp_composes_with_jit_and_captures_traced_values():
 def test_jacobian_of_a_vector_function(kind):
     f = lambda np_: lambda x: np_.sin(x) * x.sum() + np_.tanh(x[::-1])  # noqa: E731
     x = r(6)
-    _close(getattr(tz, kind)(f(tz))(x), lambda: getattr(jax, kind)(f(jnp))(x))
+    close(getattr(tz, kind)(f(tz))(x), lambda: getattr(jax, kind)(f(jnp))(x))
 
 
 @pytest.mark.parametrize("kind", ["jacfwd", "jacrev"])
@@ -192,20 +179,20 @@ def test_jacobian_with_argnums_tuples_and_pytrees(kind):
 
     got = getattr(tz, kind)(f(tz), argnums=(0, 1))(PARAMS, X)
     want = getattr(jax, kind)(f(jnp), argnums=(0, 1))(PARAMS, X)
-    _close(got, want)
+    close(got, want)
 
 
 @pytest.mark.parametrize("kind", ["jacfwd", "jacrev"])
 def test_jacobian_with_aux(kind):
     f = lambda np_: lambda x: (np_.exp(x) * 2.0, x.sum())  # noqa: E731
     x = r(3)
-    _close(getattr(tz, kind)(f(tz), has_aux=True)(x), lambda: getattr(jax, kind)(f(jnp), has_aux=True)(x))
+    close(getattr(tz, kind)(f(tz), has_aux=True)(x), lambda: getattr(jax, kind)(f(jnp), has_aux=True)(x))
 
 
 def test_hessian_of_a_vector_argument():
     f = lambda np_: lambda x: (np_.sin(x) ** 2).sum() * np_.exp(x).sum()  # noqa: E731
     x = r(5)
-    _close(tz.hessian(f(tz))(x), lambda: jax.hessian(f(jnp))(x))
+    close(tz.hessian(f(tz))(x), lambda: jax.hessian(f(jnp))(x))
 
 
 def test_hessian_of_matrix_arguments_and_argnums():
@@ -213,16 +200,16 @@ def test_hessian_of_matrix_arguments_and_argnums():
         return lambda w, x: (np_.tanh(x @ w) ** 2).sum()
 
     w = r(4, 3)
-    _close(tz.hessian(f(tz))(w, X), lambda: jax.hessian(f(jnp))(w, X))
-    _close(tz.hessian(f(tz), argnums=(0, 1))(w, X[:2]), lambda: jax.hessian(f(jnp), argnums=(0, 1))(w, X[:2]))
+    close(tz.hessian(f(tz))(w, X), lambda: jax.hessian(f(jnp))(w, X))
+    close(tz.hessian(f(tz), argnums=(0, 1))(w, X[:2]), lambda: jax.hessian(f(jnp), argnums=(0, 1))(w, X[:2]))
 
 
 def test_jit_of_hessian():
     f = lambda np_: lambda x: (x ** 4).sum() + (x[:-1] * x[1:]).sum()  # noqa: E731
     h = tz.jit(tz.hessian(f(tz)))
     x = r(4)
-    _close(h(x), lambda: jax.hessian(f(jnp))(x))
-    _close(h(x + 1.0), lambda: jax.hessian(f(jnp))(x + 1.0))
+    close(h(x), lambda: jax.hessian(f(jnp))(x))
+    close(h(x + 1.0), lambda: jax.hessian(f(jnp))(x + 1.0))
 
 
 def test_hessians_through_sort_max_and_gathers():
@@ -238,10 +225,10 @@ def test_hessians_through_sort_max_and_gathers():
         return lambda x: (np_.exp(x[idx]) * x[idx[::-1]]).sum()
 
     x = r(5)
-    _close(tz.hessian(sort_loss(tz))(x), lambda: jax.hessian(sort_loss(jnp))(x))
+    close(tz.hessian(sort_loss(tz))(x), lambda: jax.hessian(sort_loss(jnp))(x))
     m = r(3, 4)
-    _close(tz.hessian(max_loss(tz))(m), lambda: jax.hessian(max_loss(jnp))(m))
-    _close(tz.hessian(gather_loss(tz))(x), lambda: jax.hessian(gather_loss(jnp))(x))
+    close(tz.hessian(max_loss(tz))(m), lambda: jax.hessian(max_loss(jnp))(m))
+    close(tz.hessian(gather_loss(tz))(x), lambda: jax.hessian(gather_loss(jnp))(x))
 
 
 def test_batched_reverse_mode_of_gathers_along_later_axes():
@@ -249,16 +236,16 @@ def test_batched_reverse_mode_of_gathers_along_later_axes():
     until tenzr-order-scatter-dims."""
     idx, i3 = np.array([4, 1, 1]), np.array([3, 0, 3, 2])
     m, t = r(3, 5), r(2, 4, 3)
-    _close(tz.jacrev(lambda m: m[:, idx])(m), lambda: jax.jacrev(lambda m: m[:, idx])(m))
-    _close(tz.jacrev(lambda t: tz.take(t, np.array([2, 0]), axis=2))(t),
-           lambda: jax.jacrev(lambda t: jnp.take(t, np.array([2, 0]), axis=2))(t))
+    close(tz.jacrev(lambda m: m[:, idx])(m), lambda: jax.jacrev(lambda m: m[:, idx])(m))
+    close(tz.jacrev(lambda t: tz.take(t, np.array([2, 0]), axis=2))(t),
+          lambda: jax.jacrev(lambda t: jnp.take(t, np.array([2, 0]), axis=2))(t))
 
     def loss(np_):
         return lambda t: (np_.tanh(t[:, i3]) ** 2).sum()
 
-    _close(tz.hessian(loss(tz))(t), lambda: jax.hessian(loss(jnp))(t))
-    _close(tz.vmap(tz.grad(loss(tz)))(t[None].repeat(2, 0)),
-           lambda: jax.vmap(jax.grad(loss(jnp)))(t[None].repeat(2, 0)))
+    close(tz.hessian(loss(tz))(t), lambda: jax.hessian(loss(jnp))(t))
+    close(tz.vmap(tz.grad(loss(tz)))(t[None].repeat(2, 0)),
+          lambda: jax.vmap(jax.grad(loss(jnp)))(t[None].repeat(2, 0)))
 
 
 def test_hessians_through_softmax_and_a_reciprocal_of_a_kept_sum():
@@ -271,10 +258,10 @@ def test_hessians_through_softmax_and_a_reciprocal_of_a_kept_sum():
         return lambda s: np_.sum(nn.log_softmax(s)[:, 1] * nn.softmax(s)[:, 0])
 
     s, m = r(5), r(3, 4)
-    _close(tz.hessian(reciprocal(tz))(s), lambda: jax.hessian(reciprocal(jnp))(s))
-    _close(tz.hessian(lambda s: tz.nn.softmax(s)[0])(s), lambda: jax.hessian(lambda s: jax.nn.softmax(s)[0])(s))
-    _close(tz.hessian(mixed(tz, tz.nn))(m), lambda: jax.hessian(mixed(jnp, jax.nn))(m))
-    _close(tz.jacfwd(tz.jacfwd(mixed(tz, tz.nn)))(m), lambda: jax.jacfwd(jax.jacfwd(mixed(jnp, jax.nn)))(m))
+    close(tz.hessian(reciprocal(tz))(s), lambda: jax.hessian(reciprocal(jnp))(s))
+    close(tz.hessian(lambda s: tz.nn.softmax(s)[0])(s), lambda: jax.hessian(lambda s: jax.nn.softmax(s)[0])(s))
+    close(tz.hessian(mixed(tz, tz.nn))(m), lambda: jax.hessian(mixed(jnp, jax.nn))(m))
+    close(tz.jacfwd(tz.jacfwd(mixed(tz, tz.nn)))(m), lambda: jax.jacfwd(jax.jacfwd(mixed(jnp, jax.nn)))(m))
 
 
 def test_hessian_of_the_mlp_loss_against_finite_differences_of_its_gradient():
@@ -306,8 +293,8 @@ def test_meta_learning_gradient():
         return outer
 
     w = r(4, 3)
-    _close(tz.grad(meta(tz, tz.grad))(w), lambda: jax.grad(meta(jnp, jax.grad))(w))
-    _close(tz.jvp(meta(tz, tz.grad), (w,), (w,)), lambda: jax.jvp(meta(jnp, jax.grad), (w,), (w,)))
+    close(tz.grad(meta(tz, tz.grad))(w), lambda: jax.grad(meta(jnp, jax.grad))(w))
+    close(tz.jvp(meta(tz, tz.grad), (w,), (w,)), lambda: jax.jvp(meta(jnp, jax.grad), (w,), (w,)))
 
 
 # --------------------------------------------------------------------------- control flow
@@ -327,16 +314,16 @@ def _scan_loss(np_, lax_):
 
 def test_forward_mode_through_loops_and_conditionals():
     w, h0 = r(3, 3) * 0.5, r(3)
-    _close(tz.jvp(_scan_loss(tz, tz.lax), (w, h0), (w, h0)),
-           lambda: jax.jvp(_scan_loss(jnp, jax.lax), (w, h0), (w, h0)))
-    _close(tz.hessian(_scan_loss(tz, tz.lax), argnums=1)(w, h0),
-           lambda: jax.hessian(_scan_loss(jnp, jax.lax), argnums=1)(w, h0))
+    close(tz.jvp(_scan_loss(tz, tz.lax), (w, h0), (w, h0)),
+          lambda: jax.jvp(_scan_loss(jnp, jax.lax), (w, h0), (w, h0)))
+    close(tz.hessian(_scan_loss(tz, tz.lax), argnums=1)(w, h0),
+          lambda: jax.hessian(_scan_loss(jnp, jax.lax), argnums=1)(w, h0))
 
     def branchy(np_, lax_):
         return lambda x: lax_.cond(x.sum() > 0, lambda v: np_.sin(v) * v, lambda v: np_.exp(v), x)
 
     for x in (r(4), -np.abs(r(4))):
-        _close(tz.jacfwd(branchy(tz, tz.lax))(x), lambda x=x: jax.jacfwd(branchy(jnp, jax.lax))(x))
+        close(tz.jacfwd(branchy(tz, tz.lax))(x), lambda x=x: jax.jacfwd(branchy(jnp, jax.lax))(x))
 
     def growing(np_, lax_):
         return lambda x: lax_.while_loop(lambda s: s[1] < 10.0,
@@ -344,7 +331,7 @@ def test_forward_mode_through_loops_and_conditionals():
                                          (x, x.sum()))[0]
 
     x, t = r(3), r(3)
-    _close(tz.jvp(growing(tz, tz.lax), (x,), (t,)), lambda: jax.jvp(growing(jnp, jax.lax), (x,), (t,)))
+    close(tz.jvp(growing(tz, tz.lax), (x,), (t,)), lambda: jax.jvp(growing(jnp, jax.lax), (x,), (t,)))
 
 
 # --------------------------------------------------------------------------- custom rules
@@ -376,9 +363,9 @@ def test_custom_jvp_is_used_by_jvp_and_transposed_by_grad():
         return y, y * t * 3.0
 
     x, t = r(4) + 1.0, r(4)
-    _close(tz.jvp(f, (x,), (t,)), lambda: jax.jvp(g, (x,), (t,)))
-    _close(tz.grad(lambda x: f(x).sum())(x), lambda: jax.grad(lambda x: g(x).sum())(x))
-    _close(tz.hessian(lambda x: (f(x) * x).sum())(x), lambda: jax.hessian(lambda x: (g(x) * x).sum())(x))
+    close(tz.jvp(f, (x,), (t,)), lambda: jax.jvp(g, (x,), (t,)))
+    close(tz.grad(lambda x: f(x).sum())(x), lambda: jax.grad(lambda x: g(x).sum())(x))
+    close(tz.hessian(lambda x: (f(x) * x).sum())(x), lambda: jax.hessian(lambda x: (g(x) * x).sum())(x))
 
 
 def test_custom_vjp_under_jvp_is_a_clear_error():
@@ -489,7 +476,7 @@ def test_hessian_vector_products_of_the_models_with_relu_match_jax(name):
                                                                                                        tangent)
     ops = frameworks._JaxOps(jax)
     want = jax.jvp(jax.grad(lambda p: model.loss(jnp, ops, p, *data)), (params,), (tangent,))[1]
-    _close(got, want, rtol=1e-9, atol=1e-14)
+    close(got, want, rtol=1e-9, atol=1e-14)
 
 
 @pytest.mark.parametrize("name", ["MLP", "GMM"])
@@ -534,9 +521,9 @@ def test_keyword_arguments_pass_through_every_transformation_as_in_jax():
     x, y, xs, ys = r(3), r(3), r(2, 3), r(2, 3)
     for tz_t, jax_t in ((tz.grad, jax.grad), (tz.value_and_grad, jax.value_and_grad), (tz.jacfwd, jax.jacfwd),
                         (tz.hessian, jax.hessian)):
-        _close(tz_t(f(tz))(x, b=y, c=2.0), lambda jax_t=jax_t: jax_t(f(jnp))(x, b=y, c=2.0))
-    _close(tz.vmap(f(tz))(xs, b=ys), lambda: jax.vmap(f(jnp))(xs, b=ys))
-    _close(tz.vmap(f(tz), in_axes=(None,))(x, b=ys), lambda: jax.vmap(f(jnp), in_axes=(None,))(x, b=ys))
+        close(tz_t(f(tz))(x, b=y, c=2.0), lambda jax_t=jax_t: jax_t(f(jnp))(x, b=y, c=2.0))
+    close(tz.vmap(f(tz))(xs, b=ys), lambda: jax.vmap(f(jnp))(xs, b=ys))
+    close(tz.vmap(f(tz), in_axes=(None,))(x, b=ys), lambda: jax.vmap(f(jnp), in_axes=(None,))(x, b=ys))
 
     def rules(np_, lib):
         @lib.custom_vjp
@@ -557,7 +544,7 @@ def test_keyword_arguments_pass_through_every_transformation_as_in_jax():
         kept = lib.checkpoint(kept_fn)
         return lambda a, b: (by_vjp(a, b=b) * by_jvp(a, scale=3.0)).sum() + kept(a, b=b)
 
-    _close(tz.grad(rules(tz, tz), argnums=(0, 1))(x, y), lambda: jax.grad(rules(jnp, jax), argnums=(0, 1))(x, y))
+    close(tz.grad(rules(tz, tz), argnums=(0, 1))(x, y), lambda: jax.grad(rules(jnp, jax), argnums=(0, 1))(x, y))
 
 
 def test_custom_vjp_with_nondiff_argnums_as_in_jax():
@@ -580,9 +567,9 @@ def test_custom_vjp_with_nondiff_argnums_as_in_jax():
         return lambda a: (twice(np_.sin, a) * power(a, 3)).sum()
 
     x = r(4)
-    _close(tz.grad(make(tz, tz))(x), lambda: jax.grad(make(jnp, jax))(x))
-    _close(tz.jit(tz.grad(make(tz, tz)))(x), lambda: jax.grad(make(jnp, jax))(x))
-    _close(make(tz, tz)(x), lambda: make(jnp, jax)(x))  # (called outside any trace: the function stays a function)
+    close(tz.grad(make(tz, tz))(x), lambda: jax.grad(make(jnp, jax))(x))
+    close(tz.jit(tz.grad(make(tz, tz)))(x), lambda: jax.grad(make(jnp, jax))(x))
+    close(make(tz, tz)(x), lambda: make(jnp, jax)(x))  # (called outside any trace: the function stays a function)
 
     def ordered(lib):
         @functools.partial(lib.custom_vjp, nondiff_argnums=(2, 0))
@@ -592,4 +579,4 @@ def test_custom_vjp_with_nondiff_argnums_as_in_jax():
         scaled.defvjp(lambda k, a, m: (a * k * m, None), lambda m, k, _, g: (g * k * m * 2,))  # (bwd: 2x on purpose)
         return lambda a: scaled(3.0, a, 5.0).sum()
 
-    _close(tz.grad(ordered(tz))(x), lambda: jax.grad(ordered(jax))(x))
+    close(tz.grad(ordered(tz))(x), lambda: jax.grad(ordered(jax))(x))
