@@ -383,8 +383,9 @@ def test_a_hessian_vector_product_between_products_compiles_data_tiled():
 def test_a_dispatch_with_a_large_stack_runs_right_on_the_cpu_workers(monkeypatch):
     # Tiled with aggressive fusion, this jvp's pack of relu'(x @ w1) * (x @ t1) needs 98 KiB
     # of stack (IREE refuses it by default); the CPU workers run it and get the jvp derived
-    # by hand.
-    from tenzr.cache import load_program
+    # by hand. (Compiled with those flags alone, about 55 s of CPU: load_program would add
+    # them to each of the target's flag sets, and tiled 64x128 products take long.)
+    from tenzr.runtime import Program
 
     rng = np.random.default_rng(5)
     x = rng.standard_normal((64, 64)).astype(np.float32)
@@ -398,8 +399,8 @@ def test_a_dispatch_with_a_large_stack_runs_right_on_the_cpu_workers(monkeypatch
     y = np.maximum(pre, 0) @ w2
     expected = 2 * (y * (((pre > 0) * (x @ t1)) @ w2 + np.maximum(pre, 0) @ t2)).sum()
     monkeypatch.setenv("TENZR_CPU_DRIVER", "local-task")
-    program, _ = load_program(tz.jit(f).lower(w1, w2, t1, t2), Target(),
-                              (AGGRESSIVE_FUSION, TILING, *LARGE_TILES))
+    vmfb, _ = _compile_once(tz.jit(f).lower(w1, w2, t1, t2), Target(), (AGGRESSIVE_FUSION, TILING, *LARGE_TILES))
+    program = Program(vmfb, Target())
     np.testing.assert_allclose(np.asarray(program("main", w1, w2, t1, t2)[0]), expected, rtol=1e-4)
 
 
