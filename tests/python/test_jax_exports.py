@@ -212,7 +212,7 @@ def _compiled_case(name: str) -> Program:
 
 
 def _assert_matches_jax(fn, args, got) -> None:
-    value, grads = jax.value_and_grad(fn, argnums=_float_args(args))(*args)
+    value, grads = jax.jit(jax.value_and_grad(fn, argnums=_float_args(args)))(*args)
     want = [np.asarray(value), *map(np.asarray, grads)]
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
@@ -238,7 +238,7 @@ def test_jvp_of_a_jax_export_matches_jax(name):
             full[i] = x
         return fn(*full)
 
-    want_value, want_tangent = jax.jvp(of_floats, tuple(args[i] for i in floats), tuple(tangents))
+    want_value, want_tangent = jax.jit(lambda *xs: jax.jvp(of_floats, xs, tuple(tangents)))(*(args[i] for i in floats))
     np.testing.assert_allclose(value, want_value, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(tangent, want_tangent, rtol=1e-10, atol=1e-12)
 
