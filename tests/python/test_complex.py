@@ -191,10 +191,13 @@ def test_fft_values(norm):
 
 
 def test_fft_nd_values_and_shifts():
-    for name, a in N_D:
-        np.testing.assert_allclose(getattr(tz.fft, name)(a), getattr(np.fft, name)(a), atol=1e-12, err_msg=name)
-        np.testing.assert_allclose(getattr(tz.fft, name)(a, s=[3, 7], axes=[0, 2]),
-                                   getattr(np.fft, name)(a, s=[3, 7], axes=[0, 2]), atol=1e-12, err_msg=name)
+    def both(xp, arrays):  # every transform of N_D, plain and with s and axes
+        return [out for (name, _), a in zip(N_D, arrays, strict=True)
+                for out in (getattr(xp.fft, name)(a), getattr(xp.fft, name)(a, s=[3, 7], axes=[0, 2]))]
+
+    arrays = [a for _, a in N_D]
+    for got, want in zip(tz.jit(lambda arrays: both(tz, arrays))(arrays), both(np, arrays), strict=True):
+        np.testing.assert_allclose(got, want, atol=1e-12)
     np.testing.assert_array_equal(tz.fft.fftshift(M), np.fft.fftshift(M))
     np.testing.assert_array_equal(tz.fft.ifftshift(M, axes=1), np.fft.ifftshift(M, axes=1))
     np.testing.assert_array_equal(tz.fft.fftfreq(5, 0.1), np.fft.fftfreq(5, 0.1))
