@@ -53,13 +53,11 @@ from tenzr.numpy_api import (
     floor,
     floor_divide,
     full,
-    full_like,
     isinf,
     isnan,
     logical_and,
     logical_or,
     matmul,
-    maximum,
     mean,
     moveaxis,
     outer,
@@ -741,12 +739,13 @@ def var(x: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, ddo
     else:
         squares = centered * centered
     total = sum(squares, axis, keepdims=keepdims, where=where)
-    # (NaN where N - ddof <= 0, as JAX's; NumPy divides by max(N - ddof, 0))
+    # NaN where N - ddof <= 0, as JAX's (NumPy divides by max(N - ddof, 0)), and JAX's
+    # derivative there: that of the division the NaN replaces (NaN for N = ddof, 0 past it).
     if where is None:
         count = math.prod(x.shape[a] for a in _axes(axis, x.ndim)) - ddof
-        return total / float(count) if count > 0 else full_like(total, np.nan)
-    counted = count_nonzero(broadcast_to(where, squares.shape), axis, keepdims=keepdims) - ddof
-    return where_(counted > 0, total / maximum(counted, 1).astype(total.dtype), np.nan)
+        return total / float(count) if count > 0 else where_(True, np.nan, total / float(count))
+    counted = (count_nonzero(broadcast_to(where, squares.shape), axis, keepdims=keepdims) - ddof).astype(total.dtype)
+    return where_(counted <= 0, np.nan, total / counted)
 
 
 def std(x: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, ddof: int = 0, keepdims: bool = False,

@@ -128,6 +128,19 @@ def test_matches_jax(results, name):
     np.testing.assert_allclose(ours, theirs, rtol=1e-6, equal_nan=True)
 
 
+@pytest.mark.parametrize("ddof", [4, 5])
+def test_var_past_its_degrees_of_freedom_differentiates_as_jax(ddof):
+    """NaN, and JAX's derivative: NaN where N = ddof (that of the division by 0 the NaN
+    replaces), 0 past it; with `where`, per row (the rows of MASK pick 3, 0 and 3 values)."""
+    x = FINITE.astype(np.float64)
+    for f in (lambda np_, x: np_.sum(np_.var(x, axis=1, ddof=ddof)),
+              lambda np_, x: np_.sum(np_.var(x, axis=1, ddof=ddof - 1, where=MASK))):
+        ours = tz.grad(lambda x, f=f: f(tz, x))(x)
+        theirs = jax.jit(jax.grad(lambda x, f=f: f(jnp, x)))(x)
+        np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, equal_nan=True)
+
+
 def test_index_results_are_int32_as_jaxs_without_x64():
     # (JAX's dtypes here would be int64: this test process runs JAX with x64 on)
     out = tz.jit(lambda x: (tz.argmax(x), tz.argmin(x, axis=0), tz.argsort(x), tz.floor(x.astype(np.int64))))(FINITE)
