@@ -5,11 +5,12 @@ two dims): `cholesky`, `solve_triangular`, `det`, `slogdet`, `inv`, `solve`, `qr
 
 IREE 3.13 compiles neither StableHLO's `cholesky` nor its `triangular_solve` ("failed to
 legalize"), so each factorization is written out here in tenzr ops, one vectorized step per
-row or column: LU, Cholesky and the triangular solves as a loop of n iterations (a program
-of fixed size), QR step by step (about 10 n ops). Being ordinary traced code, every
+row or column: LU, Cholesky, Householder QR and the triangular solves as a loop of one
+iteration per row or column (a program of fixed size). Being ordinary traced code, every
 function differentiates to any order, forward and reverse, and batches under `vmap`; the
-derivatives are those of the factorization itself (for LU, at its pivoting; for Cholesky
-and QR, the standard ones, as the factors are unique).
+derivatives are those of the factorization itself (for LU, at its pivoting; for Cholesky,
+the standard one, as the factor is unique), except where a custom JVP gives JAX's rule
+(QR, eigh, svd).
 """
 
 from __future__ import annotations
