@@ -29,8 +29,17 @@ from tenzr.flags import default_int
 from tenzr.forward import custom_jvp
 from tenzr.lax import dynamic_index_in_dim, dynamic_update_slice_in_dim
 from tenzr.numpy_lib import diagonal, imag, real, tril, triu
+from tenzr.numpy_routines import matrix_transpose as matrix_transpose  # (tz.linalg has them too, as jnp.linalg)
+from tenzr.numpy_routines import vecdot as vecdot
 
 ArrayLike = Any
+
+
+def _matrix(a: ArrayLike, what: str) -> Array:
+    a = tnp._float(a)
+    if a.ndim < 2:
+        raise TenzrError(f"{what}: expects a matrix (or a stack of them), got shape {list(a.shape)}", user_location())
+    return a
 
 
 def _square(a: ArrayLike, what: str) -> Array:
@@ -204,13 +213,26 @@ def solve(a: ArrayLike, b: ArrayLike) -> Array:
     if (b.shape[0] if vector else b.shape[-2]) != a.shape[-1]:
         raise TenzrError(f"solve: a is {list(a.shape)} but b is {list(b.shape)}", user_location())
     lu = _lu(a)
-    lower, b2 = _batched(lu.lower, b[:, None] if vector else b)
-    upper, _ = _batched(lu.upper, b2)
-    permutation = tnp.broadcast_to(lu.permutation, b2.shape[:-1])
-    rows = tnp.broadcast_to(permutation[..., None], b2.shape)
-    permuted = tnp.take_along_axis(b2, rows, axis=-2, mode="promise_in_bounds")
-    x = _triangular(upper, _triangular(lower, permuted, True, True), False, False)
+    x = _lu_solve(lu.lower, lu.upper, lu.permutation, b[:, None] if vector else b)
     return x[..., 0] if vector else x
+
+
+def _lu_solve(lower: Array, upper: Array, permutation: Array, b: Array, transposed: bool = False) -> Array:
+    """x with a x = b (aᵀ x = b when `transposed`) from P a = L U, P's row i picking a's row
+    permutation[i]; b is [..., n, k]."""
+    lower, b = _batched(lower, b)
+    upper, _ = _batched(upper, b)
+    permutation = tnp.broadcast_to(permutation, b.shape[:-1])
+    if transposed:  # aᵀ = Uᵀ Lᵀ P: row i of Lᵀ's solution is row permutation[i] of x
+        y = _triangular(tnp.swapaxes(upper, -1, -2), b, True, False)
+        solved = _triangular(tnp.swapaxes(lower, -1, -2), y, False, True)
+        # (Pᵀ as a product: IREE 3.13 failed to compile the argsort that inverts permutation
+        # here, "LLVM Translation failed for operation: builtin.unrealized_conversion_cast")
+        picks = (permutation[..., :, None] == np.arange(b.shape[-2])).astype(b.dtype)
+        return tnp.swapaxes(picks, -1, -2) @ solved
+    rows = tnp.broadcast_to(permutation[..., None], b.shape)
+    permuted = tnp.take_along_axis(b, rows, axis=-2, mode="promise_in_bounds")
+    return _triangular(upper, _triangular(lower, permuted, True, True), False, False)
 
 
 def inv(a: ArrayLike) -> Array:
@@ -338,11 +360,9 @@ def qr(a: ArrayLike, mode: str = "reduced") -> Any:
     [..., n, m], and their taus [..., k]). Householder reflections, one column per loop
     iteration, so that R's signs are LAPACK's (NumPy's and JAX's); derivatives by JAX's
     rules (raw mode's as the reflections' own)."""
-    a = tnp._float(a)
     if mode not in ("reduced", "complete", "r", "raw"):
         raise TenzrError(f"qr: unsupported mode {mode!r} (use 'reduced', 'complete', 'r' or 'raw')", user_location())
-    if a.ndim < 2:
-        raise TenzrError(f"qr: expects a matrix (or a stack of them), got shape {list(a.shape)}", user_location())
+    a = _matrix(a, "qr")
     if mode == "raw":
         packed, taus, _ = _householder(a)
         return QRResult(tnp.swapaxes(packed, -1, -2), taus)
@@ -472,11 +492,6 @@ def svdvals(x: ArrayLike, /) -> Array:
     return svd(x, compute_uv=False)
 
 
-def matrix_transpose(x: ArrayLike, /) -> Array:
-    """x with its last two dims swapped."""
-    return tnp.swapaxes(tnp.asarray(x), -1, -2)
-
-
 def trace(x: ArrayLike, /, *, offset: int = 0, dtype: Any = None) -> Array:
     """The sums of the diagonals of the matrices in x's last two dims (NumPy's `trace` uses
     the first two)."""
@@ -511,15 +526,6 @@ def tensordot(x1: ArrayLike, x2: ArrayLike, /, *, axes: Any = 2, precision: Any 
               preferred_element_type: Any = None) -> Array:
     """NumPy's tensordot (keyword `axes`, as the array API's)."""
     return numpy_lib.tensordot(x1, x2, axes, precision=precision, preferred_element_type=preferred_element_type)
-
-
-def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: Any = None,
-           preferred_element_type: Any = None) -> Array:
-    """The dot products of x1's and x2's vectors along `axis` (x1's conjugated);
-    `precision` and `preferred_element_type` as in `dot`."""
-    x1, x2 = promote(x1, x2)
-    products = numpy_lib.conj(x1) * x2 if x1.spec.is_complex else x1 * x2
-    return tnp.sum(products, axis, dtype=preferred_element_type)
 
 
 def tensorinv(a: ArrayLike, ind: int = 2) -> Array:
@@ -711,9 +717,7 @@ def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True, hermi
     with compute_uv=False). full_matrices=True completes U or Vh to square orthogonal
     matrices (their extra columns are differentiated as the code that makes them, where
     JAX refuses). `hermitian` is accepted for NumPy's signature and changes nothing."""
-    a = tnp._float(a)
-    if a.ndim < 2:
-        raise TenzrError(f"svd: expects a matrix (or a stack of them), got shape {list(a.shape)}", user_location())
+    a = _matrix(a, "svd")
     m, n = a.shape[-2:]
     wide = m < n
     u, s, v = _svd(tnp.swapaxes(a, -1, -2) if wide else a)
@@ -747,9 +751,7 @@ def _complete(q: Array, basis: Array) -> Array:
 def pinv(a: ArrayLike, rtol: Any = None, hermitian: bool = False) -> Array:
     """The Moore-Penrose pseudo-inverse, from the SVD: singular values at most
     rtol * max(s) (default 10 max(m, n) eps) count as zero. `hermitian` changes nothing."""
-    a = tnp._float(a)
-    if a.ndim < 2:
-        raise TenzrError(f"pinv: expects a matrix (or a stack of them), got shape {list(a.shape)}", user_location())
+    a = _matrix(a, "pinv")
     u, s, vh = svd(a, full_matrices=False)
     keep = _significant(s, a, rtol)
     s_inv = tnp.where(keep, 1 / tnp.where(keep, s, 1.0), 0.0)

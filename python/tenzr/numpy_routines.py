@@ -93,10 +93,11 @@ def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Array, ...]:
     return tuple(x[i] for i in range(x.shape[0]))
 
 
-def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
+def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: Any = None,
+           preferred_element_type: Any = None) -> Array:
     """The dot product of vectors along `axis` (the first one conjugated), broadcast over
-    the other axes."""
-    return sum(conj(x1) * asarray(x2), axis)
+    the other axes; `precision` and `preferred_element_type` as in `dot`."""
+    return sum(conj(x1) * asarray(x2), axis, dtype=preferred_element_type)
 
 
 def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Array:

@@ -52,7 +52,7 @@ def lu(a: Any, permute_l: bool = False, overwrite_a: bool = False, check_finite:
     [..., k, n], k = min(m, n); (P L, U) with permute_l=True. Derivatives are those of the
     elimination at its pivoting."""
     del overwrite_a, check_finite  # (SciPy's; nothing to do here, as in JAX)
-    factors = linalg._lu(_matrix(a, "lu"))
+    factors = linalg._lu(linalg._matrix(a, "lu"))
     m = factors.lower.shape[-2]
     p = (factors.permutation[..., None, :] == np.arange(m)[:, None]).astype(factors.lower.dtype)
     return (p @ factors.lower, factors.upper) if permute_l else (p, factors.lower, factors.upper)
@@ -63,7 +63,7 @@ def lu_factor(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> t
     (its unit diagonal implied) and U on and above it; piv [..., k] (int32, from 0): step j
     swapped rows j and piv[j]."""
     del overwrite_a, check_finite
-    factors = linalg._lu(_matrix(a, "lu_factor"), with_pivots=True)
+    factors = linalg._lu(linalg._matrix(a, "lu_factor"), with_pivots=True)
     (m, k), n = factors.lower.shape[-2:], factors.upper.shape[-1]
     lower = tnp.pad(tril(factors.lower, -1), [(0, 0)] * (factors.lower.ndim - 1) + [(0, n - k)])
     upper = tnp.pad(factors.upper, [(0, 0)] * (factors.upper.ndim - 2) + [(0, m - k), (0, 0)])
@@ -88,17 +88,9 @@ def lu_solve(lu_and_piv: tuple[Any, Any], b: Any, trans: int = 0, overwrite_b: b
     vector = b.ndim == 1
     if (b.shape[0] if vector else b.shape[-2]) != n:
         raise TenzrError(f"lu_solve: lu is {list(packed.shape)} but b is {list(b.shape)}", user_location())
-    # P a = L U with P's row i picking a's row permutation[i]: a = Pᵀ L U.
-    chosen = (_pivots_to_permutation(pivots, n)[..., :, None] == np.arange(n)).astype(packed.dtype)
-    packed, b2 = linalg._batched(packed, b[:, None] if vector else b)
-    chosen, _ = linalg._batched(chosen, b2)
     lower = tril(packed, -1) + tnp.eye(n, dtype=packed.dtype)
-    upper = triu(packed)
-    if trans == 0:
-        x = linalg._triangular(upper, linalg._triangular(lower, chosen @ b2, True, True), False, False)
-    else:  # aᵀ = Uᵀ Lᵀ P
-        y = linalg._triangular(tnp.swapaxes(upper, -1, -2), b2, True, False)
-        x = tnp.swapaxes(chosen, -1, -2) @ linalg._triangular(tnp.swapaxes(lower, -1, -2), y, False, True)
+    x = linalg._lu_solve(lower, triu(packed), _pivots_to_permutation(pivots, n), b[:, None] if vector else b,
+                         transposed=trans != 0)
     return x[..., 0] if vector else x
 
 
@@ -167,17 +159,10 @@ def polar(a: Any, side: str = "right", *, method: str = "qdwh", eps: Any = None,
         raise TenzrError(f"polar: side must be 'right' or 'left', got {side!r}", user_location())
     if method not in ("qdwh", "svd"):
         raise TenzrError(f"polar: method must be 'qdwh' or 'svd', got {method!r}", user_location())
-    u, s, vh = linalg.svd(_matrix(a, "polar"), full_matrices=False)
+    u, s, vh = linalg.svd(linalg._matrix(a, "polar"), full_matrices=False)
     if side == "right":
         return u @ vh, tnp.swapaxes(vh, -1, -2) @ (s[..., :, None] * vh)
     return u @ vh, (u * s[..., None, :]) @ tnp.swapaxes(u, -1, -2)
-
-
-def _matrix(a: Any, what: str) -> Array:
-    a = tnp._float(a)
-    if a.ndim < 2:
-        raise TenzrError(f"{what}: expects a matrix (or a stack of them), got shape {list(a.shape)}", user_location())
-    return a
 
 
 # -------------------------------------------------------------------------- special matrices
