@@ -76,7 +76,7 @@ def init(cpu_threads: int | None = None, timeout_s: float = 300.0) -> None:
     threads = cpu_threads if cpu_threads is not None else max(1, (os.cpu_count() or 1) // on_host)
     if threads < 1:
         raise TenzrError(f"tz.distributed.init: cpu_threads must be at least 1, got {threads}")
-    if cpu_threads is not None or not runtime.cpu_device_open():
+    if cpu_threads is not None or not runtime.device_open("local-task"):
         runtime.set_cpu_threads(threads)
     else:
         warn("tz.distributed.init came after the first compiled call, so CPU programs keep the threads they started "

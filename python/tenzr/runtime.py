@@ -43,14 +43,15 @@ def device_config(driver: str) -> rt.Config:
     return config
 
 
-def cpu_device_open() -> bool:
-    return "local-task" in _CONFIGS
+def device_open(driver: str) -> bool:
+    """Whether `driver`'s device is open (`device_config` opened it and nothing closed it)."""
+    return driver in _CONFIGS
 
 
 def set_cpu_threads(count: int) -> None:
     """Runs CPU programs on `count` worker threads (IREE's task topology: one group of
     workers per thread). Must come before the CPU device opens (the first compiled call)."""
-    if cpu_device_open():
+    if device_open("local-task"):
         raise TenzrError("the CPU device is already open, so its thread count is fixed: set it before the first "
                          "compiled call (for tz.distributed, call tz.distributed.init() first)")
     rt.flags.parse_flags(f"--task_topology_group_count={int(count)}")

@@ -17,6 +17,21 @@ def x64():
     tz.config.update("jax_enable_x64", False)
 
 
+@pytest.fixture(autouse=True)
+def _close_vulkan_devices():
+    """Closes a Vulkan device a test left open. IREE's Vulkan device on Mesa's lavapipe keeps
+    two threads polling while it is open: left open by the README's Vulkan example, it took
+    two cores from the rest of its worker's tests (test_api_numpy's own CPU time went from
+    6 s to 86 s after test_docs, in one process)."""
+    yield
+    from tenzr import runtime
+
+    if runtime.device_open("vulkan"):
+        import tenzr as tz
+
+        tz.clear_caches()
+
+
 def pytest_configure(config):
     # Compile-cache isolation: every test session starts with an empty on-disk cache.
     import os

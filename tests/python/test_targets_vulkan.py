@@ -38,10 +38,14 @@ VULKAN_GRAD_ROWS = [r for r in GRAD_ROWS if _portable_vulkan(r) and all(a.dtype 
 @pytest.fixture(scope="module")
 def vulkan_programs():
     """The forward and VJP tables compiled before the device opens (on lavapipe its polling
-    threads would slow the compiles down), and the device closed after the module."""
+    threads would slow the compiles down), and the device closed after the module: the
+    programs are dropped (pytest keeps the list itself until later) before tz.clear_caches
+    collects them."""
     vmfbs = (compile_rows_vmfb(VULKAN_ROWS, grad=False, target=VULKAN),
              compile_rows_vmfb(VULKAN_GRAD_ROWS, grad=True, float64=False, target=VULKAN))
-    yield tuple(Program(vmfb, VULKAN) for vmfb in vmfbs)
+    programs = [Program(vmfb, VULKAN) for vmfb in vmfbs]
+    yield programs
+    programs.clear()
     tz.clear_caches()
 
 
@@ -172,12 +176,9 @@ def test_forward_mode_and_vmap_on_vulkan():
 
     hessian = tz.hessian(loss)
     per_example = tz.vmap(tz.grad(loss), in_axes=(None, 0))
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # (lavapipe emulates a GPU, slowly)
-            h = tz.jit(hessian, target="vulkan")(w, xs)
-            g = tz.jit(per_example, target="vulkan")(w, xs)
-    finally:
-        tz.clear_caches()  # (an open lavapipe device keeps two threads polling)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (lavapipe emulates a GPU, slowly)
+        h = tz.jit(hessian, target="vulkan")(w, xs)
+        g = tz.jit(per_example, target="vulkan")(w, xs)
     np.testing.assert_allclose(h, tz.jit(hessian)(w, xs), rtol=2e-5, atol=2e-6)
     np.testing.assert_allclose(g, tz.jit(per_example)(w, xs), rtol=2e-5, atol=2e-6)
