@@ -6,7 +6,6 @@ import itertools
 import math
 
 from tenzr.dialect import ops as T
-from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import Value
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.types import HALF_TYPES
@@ -272,18 +271,28 @@ def _inverse(permutation: list[int]) -> list[int]:
     return out
 
 
+def _group(v: Value, g: int, size: int, axis: int, groups: int, read: bool) -> Value:
+    """Group g of `groups` along `axis` (`size` long) of v; v itself when there is one group
+    or nothing reads it (an operand standing in, unread)."""
+    if groups == 1 or not read:
+        return v
+    shape = sh.spec(v).shape
+    start = [0] * len(shape)
+    start[axis] = g * size
+    return sh.slice_(v, start, [*shape[:axis], (g + 1) * size, *shape[axis + 1:]])
+
+
 @vjp(sh.convolution, adjoint="as tenzr.convolution's, with the operands and ȳ transposed into channels-first "
-     "layouts and the cotangents transposed back")
+     "layouts and the cotangents transposed back; batch groups one convolution each, their cotangents concatenated")
 def _stablehlo_convolution(op: Op, ct: Value) -> Cotangents:
-    """Any dimension numbers, padding, dilations and feature groups: the convolution seen
-    channels-first ([N, C, spatial...], kernel [O, I, spatial...]) is the tenzr op, whose
-    rule knows the convolution strategy."""
+    """Any dimension numbers, padding, dilations and feature or batch groups: the convolution
+    seen channels-first ([N, C, spatial...], kernel [O, I, spatial...]) is the tenzr op, whose
+    rule knows the convolution strategy. With batch groups (as in JAX's gradient of a grouped
+    convolution) it is, as StableHLO defines it, one convolution per group of the input's
+    batch and the kernel's output features, concatenated along the output's features."""
     assert op.operation is not None
     options = convolution_options(op.operation)
     layout: sh.ConvLayout = options["layout"]
-    if options["batch_group_count"] != 1:
-        raise TenzrError("'stablehlo.convolution' op with a batch_group_count has no gradient rule yet",
-                         op.location)
     x, w = op.operands
     to_x = [layout.input_batch, layout.input_feature, *layout.input_spatial]
     to_w = [layout.kernel_out, layout.kernel_in, *layout.kernel_spatial]
@@ -293,15 +302,26 @@ def _stablehlo_convolution(op: Op, ct: Value) -> Cotangents:
     xs = sh.transpose(x, to_x) if op.wants(1) else x
     ws = sh.transpose(w, to_w) if op.wants(0) else w
     x_spec, w_spec = op.specs
-    canonical = Op(T.convolution, [xs, ws], [x_spec.with_shape(x_spec.shape[d] for d in to_x),
-                                             w_spec.with_shape(w_spec.shape[d] for d in to_w)], {
-        "window_strides": tuple(options["strides"]), "padding_low": tuple(options["padding_low"]),
-        "padding_high": tuple(options["padding_high"]), "lhs_dilation": tuple(options["lhs_dilation"]),
-        "rhs_dilation": tuple(options["rhs_dilation"]), "feature_group_count": options["feature_group_count"]},
-        [], op.location, [op.result.with_shape(op.result.shape[d] for d in to_y)], wanted=op.wanted)
-    dx, dw = _convolution(canonical, sh.transpose(ct, to_y))
-    return (sh.transpose(dx, _inverse(to_x)) if dx is not None else None,
-            sh.transpose(dw, _inverse(to_w)) if dw is not None else None)
+    x_spec, w_spec = x_spec.with_shape(x_spec.shape[d] for d in to_x), w_spec.with_shape(w_spec.shape[d] for d in to_w)
+    y_spec = op.result.with_shape(op.result.shape[d] for d in to_y)
+    ct = sh.transpose(ct, to_y)
+    attrs = {"window_strides": tuple(options["strides"]), "padding_low": tuple(options["padding_low"]),
+             "padding_high": tuple(options["padding_high"]), "lhs_dilation": tuple(options["lhs_dilation"]),
+             "rhs_dilation": tuple(options["rhs_dilation"]), "feature_group_count": options["feature_group_count"]}
+    groups = options["batch_group_count"]
+    n, o = x_spec.shape[0] // groups, w_spec.shape[0] // groups
+    dxs, dws = [], []
+    for g in range(groups):
+        operands = [_group(xs, g, n, 0, groups, op.wants(1)), _group(ws, g, o, 0, groups, op.wants(0))]
+        canonical = Op(T.convolution, operands,
+                       [x_spec.with_shape((n, *x_spec.shape[1:])), w_spec.with_shape((o, *w_spec.shape[1:]))], attrs,
+                       [], op.location, [y_spec.with_shape((y_spec.shape[0], o, *y_spec.shape[2:]))],
+                       wanted=op.wanted)
+        dx, dw = _convolution(canonical, _group(ct, g, o, 1, groups, True))
+        dxs.append(dx)
+        dws.append(dw)
+    return (sh.transpose(sh.concatenate(dxs, 0), _inverse(to_x)) if op.wants(0) else None,
+            sh.transpose(sh.concatenate(dws, 0), _inverse(to_w)) if op.wants(1) else None)
 
 
 bilinear(sh.convolution)

@@ -549,6 +549,12 @@ def stablehlo_rows() -> list[Row]:
         Row("sh.convolution_grouped_lhs_dilated", lambda a: sh.convolution(
             a[0], a[1], sh.ConvLayout.channels_first(1), strides=[1], padding_low=[1], padding_high=[2],
             lhs_dilation=[2], rhs_dilation=[1], feature_group_count=2), [randn("cgx", 1, 4, 5), randn("cgw", 6, 2, 3)]),
+        # batch groups, as in JAX's gradient of a grouped convolution: the input's batch and the
+        # kernel's outputs in two groups
+        Row("sh.convolution_batch_groups", lambda a: sh.convolution(
+            a[0], a[1], sh.ConvLayout(1, 0, (2,), 0, 1, (2,), 1, 0, (2,)), strides=[1], padding_low=[1],
+            padding_high=[0], lhs_dilation=[1], rhs_dilation=[1], batch_group_count=2),
+            [randn("cbx", 3, 4, 5), randn("cbw", 3, 4, 2)]),
         # gathers as JAX writes x[idx], x[:, idx] and take_along_axis (batching dims); starts out
         # of range clamp
         Row("sh.gather_rows", lambda a: sh.gather(
