@@ -545,6 +545,11 @@ class ConcreteArray(np.ndarray):
     def block_until_ready(self) -> ConcreteArray:
         return self  # (a program returns once its results are computed)
 
+    def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> Any:
+        """NumPy's, with Python's `float`, `int` and `complex` meaning JAX's defaults, as in
+        traced code (`requested_dtype`: float32, int32 and complex64 without x64)."""
+        return super().astype(requested_dtype(dtype), *args, **kwargs)
+
     def __array_wrap__(self, array: np.ndarray, context: Any = None, return_scalar: bool = False) -> Any:
         # (NumPy's scalars from reductions to one value, as for any ndarray: hashable, np.floating)
         if return_scalar:

@@ -211,6 +211,9 @@ def test_dtype_names_are_numpys():
     # (test_enable_x64_makes_defaults_64_bit compares with JAX's with it).
     cast = tz.jit(lambda x: (x.astype(int), tz.zeros(2, dtype=float), tz.arange(2, dtype=int), x.astype(complex)))
     assert [a.dtype for a in cast(np.ones(2))] == [np.int32, np.float32, np.int32, np.complex64]
+    eager = tz.ones(2)  # (outside a trace too, as JAX's arrays)
+    assert [eager.astype(t).dtype for t in (int, float, complex, np.float64)] == [np.int32, np.float32,
+                                                                                  np.complex64, np.float64]
 
 
 def test_enable_x64_makes_defaults_64_bit(x64):
@@ -234,6 +237,8 @@ def test_enable_x64_makes_defaults_64_bit(x64):
         for o, t in zip(tz.tree_util.tree_leaves(ours), jax.tree_util.tree_leaves(theirs), strict=True):
             assert np.asarray(o).dtype == np.asarray(t).dtype, (fn, args)
             np.testing.assert_allclose(o, t)
+    assert [tz.ones(2).astype(t).dtype for t in (int, float, complex)] == \
+        [jnp.ones(2).astype(t).dtype for t in (int, float, complex)]  # (eager, as JAX's arrays)
     assert tz.config.jax_enable_x64 and tz.config.read("jax_enable_x64")
 
 
