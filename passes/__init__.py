@@ -3,6 +3,7 @@
 from tenzr.passes import (
     convert_tenzr_to_stablehlo,
     tenzr_batch,
+    tenzr_block_loop_writes,
     tenzr_bound_indices,
     tenzr_concatenate_wide_pads,
     tenzr_copy_in_place_operands,
@@ -41,6 +42,7 @@ __all__ = [
     "parse_pipeline",
     "run_pipeline",
     "tenzr_batch",
+    "tenzr_block_loop_writes",
     "tenzr_bound_indices",
     "tenzr_concatenate_wide_pads",
     "tenzr_copy_in_place_operands",

@@ -44,6 +44,32 @@ def _same_as_jax(make, *args, argnums=0, jit=True):
     _assert_close(ours, theirs)
 
 
+@pytest.mark.parametrize("reverse, unroll, steps", [(False, 1, 64), (True, 1, 67), (False, 3, 70)],
+                         ids=["forward", "reversed_with_steps_left", "unrolled"])
+def test_loops_writing_in_blocks_match_jax(monkeypatch, reverse, unroll, steps):
+    """Loops that stack rows into large buffers run in blocks (tenzr-block-loop-writes; its
+    threshold lowered here so that small buffers do too): a scan's outputs and its gradient's
+    tape, forward and reversed, with iterations left over (67 and 23), unrolled."""
+    from tenzr.passes import tenzr_block_loop_writes
+
+    monkeypatch.setattr(tenzr_block_loop_writes, "MIN_BYTES", 0)
+    xs = rng_for("blocked").standard_normal((steps, 4))
+
+    def make(np_, lax_, ck):
+        def loss(w, h0, xs):
+            def step(h, x):
+                for _ in range(12):  # (more than scan unrolls by itself)
+                    h = np_.tanh(w @ h + x) * 0.5 + h * 0.5
+                return h, h * 2.0
+
+            carry, hs = lax_.scan(step, h0, xs, reverse=reverse, unroll=unroll)
+            return (hs ** 2).sum() + carry.sum()
+
+        return loss
+
+    _same_as_jax(make, W, H0, xs, argnums=(0, 1, 2))
+
+
 def rnn(np_, lax_, checkpoint, reverse=False):
     def loss(w, h0):
         def step(h, x):
