@@ -1,6 +1,6 @@
-"""Loops: compile time against the trip count, the step time of a scanned RNN's gradient
-against JAX's `lax.scan` in one process, and the peak memory of a 10,000-step gradient with
-and without `checkpoint_every`.
+"""Loops: compile time against the trip count, the step times of a scanned RNN's gradient
+and of a scan stacking a wide carry (and its gradient) against JAX's `lax.scan` in one
+process, and the peak memory of a 10,000-step gradient with and without `checkpoint_every`.
 
     python benchmarks/loops.py [--repeats 7]
 
@@ -33,6 +33,20 @@ def rnn_loss(np_, lax_, h0):
             return h, (h * h).sum()
 
         return lax_.scan(step, h0, xs)[1].sum()
+
+    return loss
+
+
+def stacking_loss(np_, lax_, steps: int):
+    """A scan stacking its wide carry at every step (its body past scan's automatic unrolling):
+    what tenzr-block-loop-writes writes in blocks."""
+    def loss(c):
+        def step(h, _):
+            for _ in range(30):
+                h = h * h * 0.3 + 0.1
+            return h, h
+
+        return lax_.scan(step, c, None, length=steps)[1].sum()
 
     return loss
 
@@ -135,6 +149,17 @@ def main() -> None:
         (tw, tc), (jw, jc) = timed(ours, w, xs), timed(theirs, w, xs)
         print(f"grad of a {steps}-step scan, hidden {hidden}: tenzr {tw * 1e3:.1f} ms (cpu {tc * 1e3:.1f}), "
               f"jax {jw * 1e3:.2f} ms (cpu {jc * 1e3:.2f}), ratio {tw / jw:.1f}")
+    jax.config.update("jax_enable_x64", True)
+    for width, steps in [(1024, 256), (256, 1000)]:
+        c = np.linspace(0.0, 1.0, width)
+        for what, ours, theirs in [("", tz.jit(stacking_loss(tz, tz.lax, steps)),
+                                    jax.jit(stacking_loss(jnp, jax.lax, steps))),
+                                   ("grad of ", tz.jit(tz.grad(stacking_loss(tz, tz.lax, steps))),
+                                    jax.jit(jax.grad(stacking_loss(jnp, jax.lax, steps))))]:
+            np.testing.assert_allclose(ours(c), theirs(c), rtol=1e-9)
+            (tw, tc), (jw, jc) = timed(ours, c), timed(theirs, c)
+            print(f"{what}a {steps}-step scan stacking {width} float64s a step: tenzr {tw * 1e3:.1f} ms "
+                  f"(cpu {tc * 1e3:.1f}), jax {jw * 1e3:.2f} ms (cpu {jc * 1e3:.2f}), ratio {tw / jw:.1f}")
 
 
 if __name__ == "__main__":
