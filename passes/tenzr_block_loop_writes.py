@@ -29,10 +29,10 @@ from typing import ClassVar
 
 from tenzr.dialect.context import ops_named, region_terminator
 from tenzr.dialect.ir_imports import Value, ir
-from tenzr.dialect.types import INT_TYPES, ITEM_BYTES, TensorSpec, spec_of
+from tenzr.dialect.types import ITEM_BYTES, TensorSpec, spec_of
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import Pass, register
-from tenzr.passes.rules.control import constant_int, induction_step, static_trip_count
+from tenzr.passes.rules.control import affine_in_counter, constant_int, counter_of, induction_step, static_trip_count
 
 MIN_TRIPS = 16
 MIN_BYTES = 128 * 1024
@@ -47,43 +47,6 @@ class _Write:
     a: int
     b: int
     rows: int
-
-
-def _counter(loop: ir.Operation) -> int | None:
-    """The carried value the loop's condition compares with its bound."""
-    cond = loop.regions[0].blocks[0]
-    test = sh.producer(region_terminator(cond).operands[0])
-    if test is None or test.operands[0] not in list(cond.arguments):
-        return None
-    return list(cond.arguments).index(test.operands[0])
-
-
-def _affine(value: Value, counter: Value) -> tuple[int, int] | None:
-    """(a, b) when `value` is a·counter + b (through adds, subtracts, products with
-    constants and integer conversions), else None."""
-    if value == counter:
-        return 1, 0
-    number = constant_int(value)
-    if number is not None:
-        return 0, number
-    op = sh.producer(value)
-    if op is None or spec_of(value).dtype not in INT_TYPES:
-        return None
-    if op.name == sh.convert.op_name:
-        return _affine(op.operands[0], counter)
-    if op.name not in (sh.add.op_name, sh.subtract.op_name, sh.multiply.op_name):
-        return None
-    left, right = (_affine(v, counter) for v in op.operands)
-    if left is None or right is None:
-        return None
-    (a1, b1), (a2, b2) = left, right
-    if op.name == sh.add.op_name:
-        return a1 + a2, b1 + b2
-    if op.name == sh.subtract.op_name:
-        return a1 - a2, b1 - b2
-    if a1 and a2:
-        return None
-    return a1 * b2 + a2 * b1, b1 * b2
 
 
 def _writes(loop: ir.Operation, c: int, start: int, trips: int) -> list[_Write]:
@@ -103,7 +66,7 @@ def _writes(loop: ir.Operation, c: int, start: int, trips: int) -> list[_Write]:
         buffer, rows = spec_of(argument), spec_of(update.operands[1])
         if buffer.rank == 0 or rows.shape[1:] != buffer.shape[1:]:
             continue
-        affine = _affine(update.operands[2], body.arguments[c])
+        affine = affine_in_counter(update.operands[2], loop, c)
         if affine is None or abs(affine[0]) != rows.shape[0] or rows.shape[0] == 0:
             continue
         a, b = affine
@@ -128,7 +91,7 @@ def _as(index: Value, dtype: str) -> Value:
 
 
 def _block(loop: ir.Operation) -> None:
-    c = _counter(loop)
+    c = counter_of(loop)
     trips = static_trip_count(loop)
     if c is None or trips is None or trips < MIN_TRIPS or induction_step(loop.regions[1].blocks[0], c) != 1:
         return

@@ -14,6 +14,13 @@ stacked the scan's outputs in the forward loop (only their cotangents are needed
 summed the cotangent of the scanned inputs in the adjoint loop (the gradient is taken with
 respect to the weights only): 22 of the 49 dispatches and copies of every eight steps.
 Without them, 5.9 -> 3.7 ms on the synchronous driver.
+
+A carried buffer whose final value nothing reads, of which each iteration reads rows and then
+writes the same rows, rows no other iteration reads, keeps its reads and loses its write: the
+adjoint loop of a scan that stacks its outputs reads their cotangent row by row and zeroes
+each row behind it (the transpose of the stacking). IREE 3.13 copies every buffer a loop
+carries and changes each iteration (tenzr_block_loop_writes), so the gradient of a 1,000-step
+scan stacking 256 float64s took 107-118 ms with the write and 33 ms without it.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from tenzr.dialect.ir_imports import ir
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.regions import dce, has_uses, is_pure
 from tenzr.passes.registry import Pass, register
-from tenzr.passes.rules.control import constant_int, induction_step
+from tenzr.passes.rules.control import affine_in_counter, constant_int, counter_of, induction_step, static_trip_count
 
 
 def _progression(loop: ir.Operation, j: int) -> tuple | None:
@@ -99,8 +106,41 @@ def _drop(loop: ir.Operation, kept: list[int]) -> None:
     loop.erase()
 
 
+def _drop_unread_writes(loop: ir.Operation) -> None:
+    """A carried buffer whose final value nothing reads, of which each iteration reads some
+    rows and then writes the same rows (rows no other iteration reads), needs no write: the
+    cotangent of a scan's stacked outputs in its adjoint loop, read row by row and zeroed
+    behind (the transpose of the stacking), which IREE copied whole every iteration."""
+    c = counter_of(loop)
+    if c is None or static_trip_count(loop) is None:
+        return
+    cond, body = (r.blocks[0] for r in loop.regions)
+    end = region_terminator(body)
+    for m, argument in enumerate(body.arguments):
+        if m == c or has_uses(loop.results[m]) or has_uses(cond.arguments[m]):
+            continue
+        uses = [(u.owner, u.operand_number) for u in argument.uses]
+        writes = [o for o, k in uses if o.name == sh.dynamic_update_slice.op_name and k == 0]
+        if len(writes) != 1 or end.operands[m] != writes[0].results[0] \
+                or len(list(writes[0].results[0].uses)) != 1:
+            continue
+        write = writes[0]
+        rows, starts = sh.spec(write.operands[1]).shape, list(write.operands)[2:]
+        reads = [o for o, _ in uses if o is not write]
+        if not all(o.name == sh.dynamic_slice.op_name and list(o.operands)[1:] == starts
+                   and tuple(sh.spec(o.results[0]).shape) == rows for o in reads) \
+                or any(k != 0 for o, k in uses if o is not write):
+            continue
+        affine = affine_in_counter(starts[0], loop, c)
+        if affine is None or abs(affine[0]) < rows[0] or rows[1:] != sh.spec(argument).shape[1:]:
+            continue
+        end.operands[m] = argument
+        write.erase()
+
+
 def simplify_loops(module: ir.Operation) -> None:
     for loop in reversed(ops_named(module, {sh.while_loop.op_name})):  # (inner loops first)
+        _drop_unread_writes(loop)
         _merge_counters(loop)
         live = _live(loop)
         if len(live) < len(loop.operands):
@@ -111,9 +151,10 @@ def simplify_loops(module: ir.Operation) -> None:
 @dataclass
 class TenzrSimplifyLoops(Pass):
     flag: ClassVar[str] = "tenzr-simplify-loops"
-    summary: ClassVar[str] = ("Loops: counters that start and step alike become one, and carried values nothing needs "
+    summary: ClassVar[str] = ("Loops: counters that start and step alike become one, carried values nothing needs "
                               "are dropped (IREE reads a second counter back to the host every iteration, and computes "
-                              "what a loop carries whether needed or not).")
+                              "what a loop carries whether needed or not), and so are writes of rows no later "
+                              "iteration or use reads (an adjoint zeroing each row of a cotangent it has read).")
 
     def run(self, module: ir.Operation) -> None:
         simplify_loops(module)

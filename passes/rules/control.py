@@ -153,6 +153,53 @@ def static_trip_count(loop: ir.Operation) -> int | None:
     return max(stop - start, 0)
 
 
+def counter_of(loop: ir.Operation) -> int | None:
+    """Which carried value the loop's condition compares with its bound."""
+    cond = loop.regions[0].blocks[0]
+    test = sh.producer(region_terminator(cond).operands[0])
+    if test is None or test.operands[0] not in list(cond.arguments):
+        return None
+    return list(cond.arguments).index(test.operands[0])
+
+
+def affine_in_counter(value: Value, loop: ir.Operation, c: int) -> tuple[int, int] | None:
+    """(a, b) when `value`, in the loop's body, is a·x_c + b for its carried value c (through
+    adds, subtracts, products with constants, integer conversions, and carried values that
+    start as a constant and never change), else None."""
+    body = loop.regions[1].blocks[0]
+    arguments = list(body.arguments)
+    returned = list(region_terminator(body).operands)
+
+    def of(v: Value) -> tuple[int, int] | None:
+        if v in arguments:
+            j = arguments.index(v)
+            if j == c:
+                return 1, 0
+            start = constant_int(loop.operands[j])
+            return (0, start) if start is not None and returned[j] == v else None
+        number = constant_int(v)
+        if number is not None:
+            return 0, number
+        op = sh.producer(v)
+        if op is None or spec_of(v).dtype not in INT_TYPES:
+            return None
+        if op.name == sh.convert.op_name:
+            return of(op.operands[0])
+        if op.name not in (sh.add.op_name, sh.subtract.op_name, sh.multiply.op_name):
+            return None
+        left, right = of(op.operands[0]), of(op.operands[1])
+        if left is None or right is None:
+            return None
+        (a1, b1), (a2, b2) = left, right
+        if op.name == sh.add.op_name:
+            return a1 + a2, b1 + b2
+        if op.name == sh.subtract.op_name:
+            return a1 - a2, b1 - b2
+        return None if a1 and a2 else (a1 * b2 + a2 * b1, b1 * b2)
+
+    return of(value)
+
+
 # --------------------------------------------------------------------------- loops
 
 

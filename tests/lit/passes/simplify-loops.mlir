@@ -116,3 +116,56 @@ func.func @unneeded_buffer(%x: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %r#1 : tensor<4xf32>
 }
+
+// A buffer whose final value nothing reads, read a row at a time and that row then zeroed
+// (an adjoint reading the cotangent of a scan's stacked outputs, rows 7 - i): the write goes,
+// the reads stay, and the buffer is carried unchanged. A write of rows a later iteration
+// reads (here each iteration reads its row and the next, and zeroes its own) stays.
+// CHECK-LABEL: func.func @read_then_zeroed
+// CHECK: stablehlo.dynamic_slice %[[CT:[^,]*]],
+// CHECK-NOT: stablehlo.dynamic_update_slice
+// CHECK: stablehlo.return %{{.*}}, %{{.*}}, %[[CT]] :
+// CHECK-LABEL: func.func @read_again_later
+// CHECK: stablehlo.dynamic_update_slice
+func.func @read_then_zeroed(%x: tensor<4xf32>, %ct: tensor<8x4xf32>) -> tensor<4xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %seven = stablehlo.constant dense<7> : tensor<i32>
+  %eight = stablehlo.constant dense<8> : tensor<i32>
+  %zeros = stablehlo.constant dense<0.000000e+00> : tensor<1x4xf32>
+  %r:3 = stablehlo.while(%i = %zero, %v = %x, %c = %ct) : tensor<i32>, tensor<4xf32>, tensor<8x4xf32>
+  cond {
+    %p = stablehlo.compare LT, %i, %eight, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %at = stablehlo.subtract %seven, %i : tensor<i32>
+    %row = stablehlo.dynamic_slice %c, %at, %zero, sizes = [1, 4] : (tensor<8x4xf32>, tensor<i32>, tensor<i32>) -> tensor<1x4xf32>
+    %c1 = stablehlo.dynamic_update_slice %c, %zeros, %at, %zero : (tensor<8x4xf32>, tensor<1x4xf32>, tensor<i32>, tensor<i32>) -> tensor<8x4xf32>
+    %flat = stablehlo.reshape %row : (tensor<1x4xf32>) -> tensor<4xf32>
+    %v1 = stablehlo.add %v, %flat : tensor<4xf32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i1, %v1, %c1 : tensor<i32>, tensor<4xf32>, tensor<8x4xf32>
+  }
+  return %r#1 : tensor<4xf32>
+}
+
+func.func @read_again_later(%x: tensor<4xf32>, %ct: tensor<9x4xf32>) -> tensor<4xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %eight = stablehlo.constant dense<8> : tensor<i32>
+  %zeros = stablehlo.constant dense<0.000000e+00> : tensor<1x4xf32>
+  %fzero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %r:3 = stablehlo.while(%i = %zero, %v = %x, %c = %ct) : tensor<i32>, tensor<4xf32>, tensor<9x4xf32>
+  cond {
+    %p = stablehlo.compare LT, %i, %eight, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %rows = stablehlo.dynamic_slice %c, %i, %zero, sizes = [2, 4] : (tensor<9x4xf32>, tensor<i32>, tensor<i32>) -> tensor<2x4xf32>
+    %c1 = stablehlo.dynamic_update_slice %c, %zeros, %i, %zero : (tensor<9x4xf32>, tensor<1x4xf32>, tensor<i32>, tensor<i32>) -> tensor<9x4xf32>
+    %s = stablehlo.reduce(%rows init: %fzero) applies stablehlo.add across dimensions = [0] : (tensor<2x4xf32>, tensor<f32>) -> tensor<4xf32>
+    %v1 = stablehlo.add %v, %s : tensor<4xf32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i1, %v1, %c1 : tensor<i32>, tensor<4xf32>, tensor<9x4xf32>
+  }
+  return %r#1 : tensor<4xf32>
+}
