@@ -27,53 +27,27 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
-from tenzr.dialect.context import ops_named, region_terminator
+from tenzr.dialect.context import ops_named
 from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.types import ITEM_BYTES, TensorSpec, spec_of
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import Pass, register
-from tenzr.passes.rules.control import affine_in_counter, constant_int, counter_of, induction_step, static_trip_count
+from tenzr.passes.rules.control import RowWrite, constant_int, counter_of, row_writes, static_trip_count
 
 MIN_TRIPS = 16
 MIN_BYTES = 128 * 1024
 
 
-@dataclass
-class _Write:
-    """Carried buffer `m`, written by `update` at rows a·i + b, `rows` of them."""
-
-    m: int
-    update: ir.Operation
-    a: int
-    b: int
-    rows: int
-
-
-def _writes(loop: ir.Operation, c: int, start: int, trips: int) -> list[_Write]:
-    """The carried buffers the loop only writes, a block of rows per iteration (see the
-    module's docstring)."""
-    cond, body = (r.blocks[0] for r in loop.regions)
-    returned = list(region_terminator(body).operands)
+def _writes(loop: ir.Operation, start: int, trips: int) -> list[RowWrite]:
+    """The carried buffers the loop only writes, consecutive iterations filling consecutive
+    rows (|a| the rows written), every start in range."""
     found = []
-    for m, argument in enumerate(body.arguments):
-        uses = list(argument.uses)
-        if m == c or len(uses) != 1 or list(cond.arguments[m].uses):
-            continue
-        update = uses[0].owner
-        if update.name != sh.dynamic_update_slice.op_name or uses[0].operand_number != 0 \
-                or returned[m] != update.results[0] or len(list(update.results[0].uses)) != 1:
-            continue
-        buffer, rows = spec_of(argument), spec_of(update.operands[1])
-        if buffer.rank == 0 or rows.shape[1:] != buffer.shape[1:]:
-            continue
-        affine = affine_in_counter(update.operands[2], loop, c)
-        if affine is None or abs(affine[0]) != rows.shape[0] or rows.shape[0] == 0:
-            continue
-        a, b = affine
-        first, last = a * start + b, a * (start + trips - 1) + b
-        if min(first, last) < 0 or max(first, last) + rows.shape[0] > buffer.shape[0]:
-            continue
-        found.append(_Write(m, update, a, b, rows.shape[0]))
+    for w in row_writes(loop):
+        buffer = spec_of(loop.operands[w.m])
+        first, last = w.a * start + w.b, w.a * (start + trips - 1) + w.b
+        in_range = min(first, last) >= 0 and max(first, last) + w.rows <= buffer.shape[0]
+        if not w.reads and abs(w.a) == w.rows and in_range:
+            found.append(w)
     return found
 
 
@@ -93,11 +67,11 @@ def _as(index: Value, dtype: str) -> Value:
 def _block(loop: ir.Operation) -> None:
     c = counter_of(loop)
     trips = static_trip_count(loop)
-    if c is None or trips is None or trips < MIN_TRIPS or induction_step(loop.regions[1].blocks[0], c) != 1:
+    if c is None or trips is None or trips < MIN_TRIPS:
         return
     start = constant_int(loop.operands[c])
     assert start is not None  # (static_trip_count checked it)
-    writes = _writes(loop, c, start, trips)
+    writes = _writes(loop, start, trips)
     if sum(spec_of(loop.operands[w.m]).size * ITEM_BYTES[spec_of(loop.operands[w.m]).dtype] for w in writes) \
             < MIN_BYTES:
         return
@@ -121,7 +95,7 @@ def _block(loop: ir.Operation) -> None:
         local = {}  # each buffer's first row in its block: the iteration's place in the block
         for w in writes:
             row = sh.multiply(j if w.a > 0 else sh.subtract(sh.full(i32, k - 1), j), sh.full(i32, w.rows))
-            local[w.m] = _as(row, spec_of(w.update.operands[2]).dtype)
+            local[w.m] = _as(row, spec_of(w.write.operands[2]).dtype)
         counter = sh.add(first, _as(j, counter_dtype))
         for i, (argument, value) in enumerate(zip(body.arguments, values[:n], strict=True)):
             argument.replace_all_uses_with(counter if i == c else value)
@@ -145,7 +119,7 @@ def _block(loop: ir.Operation) -> None:
                             lambda ys: sh.compare(ys[n + 1], sh.full(i32, k), "LT"), inner)
         new = list(out[:n])
         for w in writes:
-            dtype = spec_of(w.update.operands[2]).dtype
+            dtype = spec_of(w.write.operands[2]).dtype
             at = first if w.a > 0 else sh.add(first, sh.full(i32, k - 1))  # (the iteration writing the block's top)
             row = sh.add(sh.multiply(at, sh.full(i32, w.a)), sh.full(i32, w.b))
             starts = [_as(row, dtype), *[sh.full(TensorSpec((), dtype), 0)] * (spec_of(carries[w.m]).rank - 1)]

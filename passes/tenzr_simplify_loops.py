@@ -33,7 +33,7 @@ from tenzr.dialect.ir_imports import ir
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.regions import dce, has_uses, is_pure
 from tenzr.passes.registry import Pass, register
-from tenzr.passes.rules.control import affine_in_counter, constant_int, counter_of, induction_step, static_trip_count
+from tenzr.passes.rules.control import constant_int, induction_step, row_writes
 
 
 def _progression(loop: ir.Operation, j: int) -> tuple | None:
@@ -111,31 +111,11 @@ def _drop_unread_writes(loop: ir.Operation) -> None:
     rows and then writes the same rows (rows no other iteration reads), needs no write: the
     cotangent of a scan's stacked outputs in its adjoint loop, read row by row and zeroed
     behind (the transpose of the stacking), which IREE copied whole every iteration."""
-    c = counter_of(loop)
-    if c is None or static_trip_count(loop) is None:
-        return
-    cond, body = (r.blocks[0] for r in loop.regions)
-    end = region_terminator(body)
-    for m, argument in enumerate(body.arguments):
-        if m == c or has_uses(loop.results[m]) or has_uses(cond.arguments[m]):
-            continue
-        uses = [(u.owner, u.operand_number) for u in argument.uses]
-        writes = [o for o, k in uses if o.name == sh.dynamic_update_slice.op_name and k == 0]
-        if len(writes) != 1 or end.operands[m] != writes[0].results[0] \
-                or len(list(writes[0].results[0].uses)) != 1:
-            continue
-        write = writes[0]
-        rows, starts = sh.spec(write.operands[1]).shape, list(write.operands)[2:]
-        reads = [o for o, _ in uses if o is not write]
-        if not all(o.name == sh.dynamic_slice.op_name and list(o.operands)[1:] == starts
-                   and tuple(sh.spec(o.results[0]).shape) == rows for o in reads) \
-                or any(k != 0 for o, k in uses if o is not write):
-            continue
-        affine = affine_in_counter(starts[0], loop, c)
-        if affine is None or abs(affine[0]) < rows[0] or rows[1:] != sh.spec(argument).shape[1:]:
-            continue
-        end.operands[m] = argument
-        write.erase()
+    end = region_terminator(loop.regions[1].blocks[0])
+    for w in row_writes(loop):
+        if not has_uses(loop.results[w.m]) and abs(w.a) >= w.rows:
+            end.operands[w.m] = w.write.operands[0]
+            w.write.erase()
 
 
 def simplify_loops(module: ir.Operation) -> None:

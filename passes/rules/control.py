@@ -129,19 +129,26 @@ def induction_step(body: ir.Block, j: int) -> int | None:
     return None if other is None else constant_int(other)
 
 
+def counter_of(loop: ir.Operation) -> int | None:
+    """Which carried value the loop's condition tests with `x_j < bound`."""
+    cond = loop.regions[0].blocks[0]
+    test = sh.producer(region_terminator(cond).operands[0])
+    if test is None or not _is_compare(test, "LT") or test.operands[0] not in list(cond.arguments):
+        return None
+    return list(cond.arguments).index(test.operands[0])
+
+
 def static_trip_count(loop: ir.Operation) -> int | None:
     """The number of iterations, when the loop counts: its condition is `x_j < bound` with
-    x_j starting at a constant and growing by the constant 1, and the bound a constant (or
-    a carry that starts at one and does not change)."""
+    x_j (`counter_of`) starting at a constant and growing by the constant 1, and the bound a
+    constant (or a carry that starts at one and does not change)."""
+    j = counter_of(loop)
+    if j is None:
+        return None
     cond, body = (region.blocks[0] for region in loop.regions)
     test = sh.producer(region_terminator(cond).operands[0])
-    if test is None or not _is_compare(test, "LT"):
-        return None
-    counter, bound = test.operands
-    arguments = list(cond.arguments)
-    if counter not in arguments:
-        return None
-    j = arguments.index(counter)
+    assert test is not None  # (counter_of found it)
+    bound, arguments = test.operands[1], list(cond.arguments)
     if bound in arguments:
         k = arguments.index(bound)
         if region_terminator(body).operands[k] != body.arguments[k]:
@@ -151,15 +158,6 @@ def static_trip_count(loop: ir.Operation) -> int | None:
     if start is None or stop is None or induction_step(body, j) != 1:
         return None
     return max(stop - start, 0)
-
-
-def counter_of(loop: ir.Operation) -> int | None:
-    """Which carried value the loop's condition compares with its bound."""
-    cond = loop.regions[0].blocks[0]
-    test = sh.producer(region_terminator(cond).operands[0])
-    if test is None or test.operands[0] not in list(cond.arguments):
-        return None
-    return list(cond.arguments).index(test.operands[0])
 
 
 def affine_in_counter(value: Value, loop: ir.Operation, c: int) -> tuple[int, int] | None:
@@ -198,6 +196,51 @@ def affine_in_counter(value: Value, loop: ir.Operation, c: int) -> tuple[int, in
         return None if a1 and a2 else (a1 * b2 + a2 * b1, b1 * b2)
 
     return of(value)
+
+
+@dataclass
+class RowWrite:
+    """A carried buffer of a counted loop that each iteration writes rows of: one
+    dynamic_update_slice of `rows` rows starting at a·i + b for the counter i, whose result
+    the body yields and nothing else reads, after `reads` of the same rows (dynamic_slices at
+    the same starts) and no other use of the buffer."""
+
+    m: int
+    write: ir.Operation
+    reads: list[ir.Operation]
+    a: int
+    b: int
+    rows: int
+
+
+def row_writes(loop: ir.Operation) -> list[RowWrite]:
+    """The loop's carried buffers written a block of rows per iteration (`RowWrite`); none
+    unless the loop counts (`static_trip_count`)."""
+    c = counter_of(loop)
+    if c is None or static_trip_count(loop) is None:
+        return []
+    cond, body = (r.blocks[0] for r in loop.regions)
+    returned = list(region_terminator(body).operands)
+    found = []
+    for m, argument in enumerate(body.arguments):
+        if m == c or any(True for _ in cond.arguments[m].uses):
+            continue
+        uses = [(u.owner, u.operand_number) for u in argument.uses]
+        writes = [o for o, k in uses if o.name == sh.dynamic_update_slice.op_name and k == 0]
+        if len(writes) != 1 or returned[m] != writes[0].results[0] or len(list(writes[0].results[0].uses)) != 1 \
+                or any(k != 0 for _, k in uses):
+            continue
+        write = writes[0]
+        buffer, rows, starts = spec_of(argument), spec_of(write.operands[1]), list(write.operands)[2:]
+        reads = [o for o, _ in uses if o is not write]
+        if buffer.rank == 0 or rows.shape[0] == 0 or rows.shape[1:] != buffer.shape[1:] \
+                or not all(o.name == sh.dynamic_slice.op_name and list(o.operands)[1:] == starts
+                           and spec_of(o.results[0]).shape == rows.shape for o in reads):
+            continue
+        affine = affine_in_counter(starts[0], loop, c)
+        if affine is not None:
+            found.append(RowWrite(m, write, reads, *affine, rows.shape[0]))
+    return found
 
 
 # --------------------------------------------------------------------------- loops
