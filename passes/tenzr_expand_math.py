@@ -6,6 +6,9 @@ handles well (the lowering pipeline runs it after `convert-tenzr-to-stablehlo`).
   their sign, 0^0 = 1, 0^y is 0 or inf.
 - float32 (and narrower) `sine` and `tan`: IREE's lose their relative precision below 0
   (sin(-3e-7) gave -1.5e-7), not above; both are odd, so x's sign times the op on |x|.
+- float64 `log_plus_one` and `exponential_minus_one`: IREE's lose their relative precision
+  near 0 (log1p(1e-10) 8e-8 off, log1p(1e-19) and expm1(1e-19) gave 0), so they come from
+  log and exp by Goldberg's and Kahan's identities, to a few ulp.
 - `sine`, `cosine`, `tan`, `tanh`, `atan2`, `cbrt`, `remainder`: IREE's CPU backend has no
   float64 `sin`, `cos`, `tan`, `tanh`, `atan2`, `cbrt` or `fmod` (linking fails with
   "undefined symbol: sin", or cbrt is refused). For f64, tanh goes
@@ -181,9 +184,30 @@ def cbrt(x: Value) -> Value:
     return sh.select(sh.compare(x, zero, "EQ"), zero, y)
 
 
+def log_plus_one(x: Value) -> Value:
+    """log(1 + x) as log(u)·x/(u - 1) for u = 1 + x rounded (Goldberg's), x where u is 1 or
+    infinite: IREE's float64 log1p loses its precision near 0 (log1p(1e-10) was 8e-8 off
+    relatively, log1p(1e-19) gave 0)."""
+    u = sh.add(_c(1, x), x)
+    d = sh.subtract(u, _c(1, x))
+    plain = sh.or_(sh.compare(d, _c(0, x), "EQ"), sh.compare(u, _c(np.inf, x), "EQ"))
+    return sh.select(plain, x, sh.multiply(sh.log(u), sh.divide(x, sh.select(plain, _c(1, x), d))))
+
+
+def exponential_minus_one(x: Value) -> Value:
+    """exp(x) - 1 as (u - 1)·x/log(u) for u = exp(x) (Kahan's): x where u is 1, -1 where u - 1
+    is, u where it is infinite. IREE's float64 expm1 loses its precision near 0 as its log1p."""
+    u = sh.exponential(x)
+    d = sh.subtract(u, _c(1, x))
+    near = sh.compare(u, _c(1, x), "EQ")
+    far = sh.or_(sh.compare(d, _c(-1, x), "EQ"), sh.compare(u, _c(np.inf, x), "EQ"))
+    ratio = sh.multiply(d, sh.divide(x, sh.log(sh.select(near, _c(2, x), u))))
+    return sh.select(near, x, sh.select(far, d, ratio))
+
+
 def tanh(x: Value) -> Value:
     # tanh|x| = -expm1(-2|x|) / (2 + expm1(-2|x|)), accurate near 0 and saturating cleanly.
-    e = sh.exponential_minus_one(sh.multiply(_c(-2, x), sh.abs_(x)))
+    e = exponential_minus_one(sh.multiply(_c(-2, x), sh.abs_(x)))
     magnitude = sh.divide(sh.negate(e), sh.add(_c(2, x), e))
     return sh.multiply(sh.sign(x), magnitude)
 
@@ -381,6 +405,8 @@ _EXPANSIONS: dict[str, tuple[Callable[..., Value], Callable[[str], bool]]] = {
     sh.sine.op_name: (_odd(sine, sh.sine), lambda dtype: dtype.startswith(("f", "bf"))),
     sh.cosine.op_name: (cosine, lambda dtype: dtype == "f64"),
     sh.tanh.op_name: (tanh, lambda dtype: dtype == "f64"),
+    sh.log_plus_one.op_name: (log_plus_one, lambda dtype: dtype == "f64"),
+    sh.exponential_minus_one.op_name: (exponential_minus_one, lambda dtype: dtype == "f64"),
     sh.tan.op_name: (_odd(tan, sh.tan), lambda dtype: dtype.startswith(("f", "bf"))),
     sh.atan2.op_name: (atan2, lambda dtype: dtype == "f64"),
     sh.cbrt.op_name: (cbrt, lambda dtype: dtype == "f64"),
@@ -471,7 +497,8 @@ def expand_math(module: ir.Operation) -> None:
 class TenzrExpandMath(Pass):
     flag: ClassVar[str] = "tenzr-expand-math"
     summary: ClassVar[str] = ("Rewrite float stablehlo.power, float32 sine and tan of negative numbers, float64 "
-                              "sine, cosine, tan, tanh, atan2, cbrt and remainder, and "
+                              "sine, cosine, tan, tanh, atan2, cbrt, remainder, log_plus_one and "
+                              "exponential_minus_one, and "
                               "complex exponential, log, sqrt, rsqrt, sine, cosine, tan, tanh, log_plus_one, "
                               "exponential_minus_one and power, 0-d integer to float64 conversions, boolean to "
                               "float conversions and int64 popcnt and count_leading_zeros, into StableHLO that IREE "

@@ -459,15 +459,24 @@ def constant(value: Any, dtype: str | None = None, weak: bool = False) -> Array:
         return Array(T.constant(value=dense_constant(array, spec)), weak=weak)
 
 
-def _default_dtype(array: np.ndarray) -> np.dtype:
-    """The dtype of a Python number or list as an array (config.py's defaults)."""
-    if array.dtype == np.float64 and array.ndim == 0:
+def _default_dtype(array: np.ndarray, numbers: bool = False) -> np.dtype:
+    """The dtype of a Python number (or, `numbers`, of a list of them) as an array
+    (config.py's defaults)."""
+    if array.ndim and not numbers:
+        return array.dtype
+    if array.dtype == np.float64:
         return default_float()
-    if array.dtype == np.int64 and array.ndim == 0:
+    if array.dtype == np.int64:
         return default_int()
-    if array.dtype == np.complex128 and array.ndim == 0:
+    if array.dtype == np.complex128:
         return default_complex()
     return array.dtype
+
+
+def _python_numbers(x: list | tuple) -> bool:
+    """Whether a (nested) list holds Python numbers alone (no NumPy arrays or scalars)."""
+    return all(_python_numbers(v) if isinstance(v, (list, tuple)) else
+                        isinstance(v, (bool, int, float, complex)) and not isinstance(v, np.generic) for v in x)
 
 
 def asarray(x: Any, dtype: Any = None) -> Array:
@@ -487,17 +496,19 @@ def asarray(x: Any, dtype: Any = None) -> Array:
 @api_boundary
 def array(x: Any, dtype: Any = None) -> Array | np.ndarray:
     """JAX's `jnp.array` and `jnp.asarray`: an array of `x` (an array, NumPy array, scalar or
-    nested list of them) typed as NumPy types it, except that Python scalars are float32
-    and int32. While tracing, a traced array (a list holding traced arrays is stacked);
-    outside, a NumPy array (a `ConcreteArray`, which traced indices can index). No copy is
-    ever needed: a traced array is never changed in place.
+    nested list of them) typed as NumPy types it, except that Python scalars, and lists of
+    them alone, are float32 and int32 (`dtype_alone`). While tracing, a traced array (a list
+    holding traced arrays is stacked); outside, a NumPy array (a `ConcreteArray`, which
+    traced indices can index), a copy of a NumPy array given (as JAX's, whose arrays the
+    caller's later changes do not reach).
 
     >>> tz.asarray([1.0, 2.0], tz.float32)
     array([1., 2.], dtype=float32)
     """
     if current_trace() is not None or isinstance(x, Array):
         return asarray(x, dtype)
-    out = np.asarray(x).astype(numpy_dtype(dtype_name(dtype) if dtype is not None else dtype_alone(x)), copy=False)
+    out = np.array(x, numpy_dtype(dtype_name(dtype) if dtype is not None else dtype_alone(x)),
+                   copy=None if isinstance(x, ConcreteArray) else True)  # (a NumPy array the caller may change)
     return out.view(ConcreteArray)
 
 
@@ -564,6 +575,31 @@ class ConcreteArray(np.ndarray):
 
     def __repr__(self) -> str:
         return repr(np.asarray(self))
+
+    def sort(self, axis: int | None = -1, *, kind: Any = None, order: Any = None, stable: bool = True,  # type: ignore[override]
+             descending: bool = False) -> Any:
+        """JAX's: a sorted copy, stably (NumPy's sorts in place and returns None)."""
+        if order is not None:
+            raise TenzrError("sort: order is not supported (as in JAX)")
+        a = np.asarray(self).ravel() if axis is None else np.asarray(self)
+        axis = -1 if axis is None else axis
+        if descending:
+            return np.flip(np.sort(np.flip(a, axis), axis, kind="stable"), axis).view(ConcreteArray)
+        return np.sort(a, axis, kind="stable").view(ConcreteArray)
+
+
+def _rebinding(operator: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """An augmented assignment (`x += y`) that gives a new array, as on JAX's immutable arrays,
+    instead of changing x, which other names may hold."""
+    def update(self: ConcreteArray, other: Any) -> Any:
+        return operator(self, other)
+
+    return update
+
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift",
+              "rshift"):
+    setattr(ConcreteArray, f"__i{_name}__", _rebinding(getattr(operator, f"__{_name}__")))
 
 
 def _holds_traced(x: Any) -> bool:
@@ -660,13 +696,15 @@ def _is_complex(x: Any) -> bool:
 
 def dtype_alone(x: Any) -> str:
     """The element type of a non-traced operand on its own: NumPy's, except that Python
-    scalars are float32 and int32 (as JAX's)."""
+    scalars, and lists of them alone, are float32 and int32 (as JAX's; float64 and int64
+    with x64 enabled)."""
     values = np.asarray(x)
     if values.dtype == object:
         raise TenzrError(f"cannot convert {type(x).__name__} to an array", user_location())
     try:
-        return element_type_of(values.dtype if isinstance(x, (np.ndarray, np.generic, list, tuple))
-                               else _default_dtype(values))
+        if isinstance(x, (list, tuple)):
+            return element_type_of(_default_dtype(values, numbers=_python_numbers(x)))
+        return element_type_of(values.dtype if isinstance(x, (np.ndarray, np.generic)) else _default_dtype(values))
     except ValueError as e:
         raise TenzrError(f"unsupported array: {e}", user_location()) from None
 

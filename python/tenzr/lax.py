@@ -29,6 +29,7 @@ from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.opdef import OpDef
 from tenzr.dialect.types import TensorSpec
 from tenzr.neural import conv as _conv
+from tenzr.neural import stop_gradient as _stop_gradient
 from tenzr.pytree import flatten, unflatten
 
 
@@ -51,6 +52,7 @@ def _op(opdef: OpDef):
 for _name, _opdef in T.OPS.items():
     if not (_opdef.regions or _opdef.terminator):  # (control flow: below)
         globals()[_opdef.mnemonic] = _op(_opdef)
+stop_gradient = _stop_gradient  # (of pytrees too, as JAX's)
 
 
 def scatter(x: Any, indices: Any, updates: Any, axis: int = 0, mode: str = "set") -> Array:
@@ -121,11 +123,6 @@ def _axis(axis: int, ndim: int) -> int:
     if not -ndim <= axis < ndim:
         raise TenzrError(f"axis {axis} is out of range for an array of rank {ndim}", user_location())
     return axis % ndim
-
-
-def stop_gradient(x: Any) -> Array:
-    """Identity forward; no gradient flows through."""
-    return emit(T.stop_gradient, asarray(x))
 
 
 def custom_call(target: str, *operands: Any, result_shape: Sequence[int] | None = None, result_dtype: Any = None,

@@ -28,7 +28,7 @@ from tenzr.dialect.diagnostics import TenzrError
 from tenzr.flags import default_int
 from tenzr.forward import custom_jvp
 from tenzr.lax import dynamic_index_in_dim, dynamic_update_slice_in_dim
-from tenzr.numpy_lib import diagonal, imag, real, tril, triu
+from tenzr.numpy_lib import imag, real, tril, triu
 from tenzr.numpy_routines import matrix_transpose as matrix_transpose  # (tz.linalg has them too, as jnp.linalg)
 from tenzr.numpy_routines import vecdot as vecdot
 
@@ -84,7 +84,7 @@ def _triangular(a: Array, b: Array, lower: bool, unit_diagonal: bool) -> Array:
         padded = tnp.concatenate([b, tnp.zeros(b.shape, b.dtype)], axis=-1)
         return _triangular(a, padded, lower, unit_diagonal)[..., :1]
     n = a.shape[-1]
-    diagonal_entries = diagonal(a, axis1=-2, axis2=-1)
+    diagonal_entries = diagonal(a)
 
     def step(t: Array, x: Array) -> Array:
         i = t if lower else n - 1 - t
@@ -190,7 +190,7 @@ def _lu(a: Array, with_pivots: bool = False) -> _LU:
 def det(a: ArrayLike) -> Array:
     """The determinant (from an LU factorization with partial pivoting)."""
     lu = _lu(_square(a, "det"))
-    return lu.parity * tnp.prod(diagonal(lu.upper, axis1=-2, axis2=-1), axis=-1)
+    return lu.parity * tnp.prod(diagonal(lu.upper), axis=-1)
 
 
 class SlogdetResult(NamedTuple):
@@ -201,7 +201,7 @@ class SlogdetResult(NamedTuple):
 def slogdet(a: ArrayLike) -> SlogdetResult:
     """(sign, log |det|) of the determinant, without overflow; (0, -inf) when singular."""
     lu = _lu(_square(a, "slogdet"))
-    d = diagonal(lu.upper, axis1=-2, axis2=-1)
+    d = diagonal(lu.upper)
     return SlogdetResult(lu.parity * tnp.prod(tnp.sign(d), axis=-1), tnp.sum(tnp.log(tnp.abs(d)), axis=-1))
 
 
@@ -499,6 +499,12 @@ def trace(x: ArrayLike, /, *, offset: int = 0, dtype: Any = None) -> Array:
     return sums if dtype is None else sums.astype(dtype)
 
 
+def diagonal(x: ArrayLike, /, *, offset: int = 0) -> Array:
+    """The diagonals of the matrices in x's last two dims (NumPy's `diagonal` takes the first
+    two)."""
+    return numpy_lib.diagonal(x, offset, axis1=-2, axis2=-1)
+
+
 def outer(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """The outer product of two vectors."""
     x1, x2 = tnp.asarray(x1), tnp.asarray(x2)
@@ -625,7 +631,7 @@ def _sorted_by(values: Array, vectors: Array, descending: bool) -> tuple[Array, 
 
 def _eigh_of_symmetric(a: Array) -> tuple[Array, Array]:
     d, v = _jacobi(a, one_sided=False)
-    return _sorted_by(diagonal(d, axis1=-2, axis2=-1), v, descending=False)
+    return _sorted_by(diagonal(d), v, descending=False)
 
 
 def _pairwise_inverse(w: Array, square: bool) -> Array:
@@ -645,7 +651,7 @@ def _eigh_jvp(primals: tuple, tangents: tuple) -> tuple:
     w, v = _eigh(a)
     vt = tnp.swapaxes(v, -1, -2)
     m = vt @ da @ v
-    dw = diagonal(m, axis1=-2, axis2=-1)
+    dw = diagonal(m)
     dv = v @ (_pairwise_inverse(w, square=False) * m)
     return (w, v), (dw, dv)
 
@@ -667,7 +673,7 @@ def eigh(a: ArrayLike, UPLO: str | None = None, symmetrize_input: bool = True) -
         a = (a + tnp.swapaxes(a, -1, -2)) / 2
     else:
         part = tril(a, -1) if UPLO in (None, "L") else triu(a, 1)
-        diag = diagonal(a, axis1=-2, axis2=-1)[..., None] * tnp.eye(a.shape[-1], dtype=a.dtype)
+        diag = diagonal(a)[..., None] * tnp.eye(a.shape[-1], dtype=a.dtype)
         a = part + tnp.swapaxes(part, -1, -2) + diag
     return EighResult(*_eigh(a))
 
@@ -694,7 +700,7 @@ def _svd_jvp(primals: tuple, tangents: tuple) -> tuple:
     u, s, v = _svd(a)
     ut = tnp.swapaxes(u, -1, -2)
     ds_full = ut @ da @ v
-    ds = diagonal(ds_full, axis1=-2, axis2=-1)
+    ds = diagonal(ds_full)
     f = _pairwise_inverse(s, square=True)
     s_row = s[..., None, :]
     dss, sds = ds_full * s_row, tnp.swapaxes(s_row, -1, -2) * ds_full

@@ -13,6 +13,7 @@ from tenzr.core import Array, asarray, check_arguments, emit, promote, user_loca
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.flags import default_float
+from tenzr.pytree import flatten, unflatten
 
 
 def relu(x: Any) -> Array:
@@ -59,8 +60,9 @@ def softmax(x: Any, axis: int = -1) -> Array:
 
 
 def relu6(x: Any) -> Array:
-    """min(max(x, 0), 6)."""
-    return tnp.minimum(relu(x), 6.0)
+    """min(max(x, 0), 6), whose derivative is 0 at 0 and at 6 (as JAX's)."""
+    x = asarray(x)
+    return tnp.where(x >= 6.0, 6.0, relu(x))
 
 
 def silu(x: Any) -> Array:
@@ -172,8 +174,11 @@ def one_hot(labels: Any, num_classes: int, dtype: Any = None) -> Array:
     return (tnp.expand_dims(labels, -1) == classes).astype(dtype)
 
 
-def stop_gradient(x: Any) -> Array:
-    return emit(T.stop_gradient, asarray(x))
+def stop_gradient(x: Any) -> Any:
+    """Identity forward; no gradient flows through. `x` may be a pytree of arrays (as JAX's:
+    `stop_gradient(params)`)."""
+    leaves, tree = flatten(x)
+    return unflatten(tree, [emit(T.stop_gradient, asarray(leaf)) for leaf in leaves])
 
 
 def _per_dim(value: Any, n: int, what: str) -> list[int]:

@@ -67,38 +67,58 @@ def register_node(cls: type, flatten_fn: Callable[[Any], tuple[Any, Any]],
     _NODES[cls] = (flatten_fn, unflatten_fn)
 
 
-def flatten(tree: Any) -> tuple[list[Any], TreeDef]:
+def flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list[Any], TreeDef]:
+    """(the leaves of `tree`, its structure); a subtree for which `is_leaf` is true is a leaf."""
     leaves: list[Any] = []
-    return leaves, _flatten(tree, leaves, 0)
+    return leaves, _flatten(tree, leaves, 0, is_leaf)
 
 
-def _flatten(tree: Any, leaves: list[Any], depth: int) -> TreeDef:
-    if type(tree) in _LEAF_TYPES:  # (the common leaf first: a call's cost on small programs)
-        leaves.append(tree)
+def _flatten(tree: Any, leaves: list[Any], depth: int, is_leaf: Callable[[Any], bool] | None) -> TreeDef:
+    if type(tree) in _LEAF_TYPES or (is_leaf is not None and is_leaf(tree)):
+        leaves.append(tree)  # (the common leaf first: a call's cost on small programs)
         return LEAF
     if tree is None:
         return TreeDef("none")
     node = _NODES.get(type(tree))
     if node is not None:
         children, aux = node[0](tree)
-        kids = tuple(_flatten(c, leaves, depth + 1) for c in children)
+        kids = tuple(_flatten(c, leaves, depth + 1, is_leaf) for c in children)
         return TreeDef("node", kids, (type(tree), aux))
     if not isinstance(tree, (tuple, list, dict)):
         leaves.append(tree)
         return LEAF
     if depth >= MAX_DEPTH:
         raise TenzrError(f"a pytree nests more than {MAX_DEPTH} containers deep")
-    children = []
     if isinstance(tree, dict):
         keys = _sorted_keys(tree)
-        for k in keys:
-            children.append(_flatten(tree[k], leaves, depth + 1))
-        return TreeDef("dict", tuple(children), keys)
-    for t in tree:
-        children.append(_flatten(t, leaves, depth + 1))
+        return TreeDef("dict", tuple(_flatten(tree[k], leaves, depth + 1, is_leaf) for k in keys), keys)
+    children = tuple(_flatten(t, leaves, depth + 1, is_leaf) for t in tree)
     if hasattr(tree, "_fields"):
-        return TreeDef("namedtuple", tuple(children), (type(tree),))
-    return TreeDef("list" if isinstance(tree, list) else "tuple", tuple(children))
+        return TreeDef("namedtuple", children, (type(tree),))
+    return TreeDef("list" if isinstance(tree, list) else "tuple", children)
+
+
+def flatten_up_to(treedef: TreeDef, tree: Any) -> list[Any]:
+    """The subtrees of `tree` at the leaves of `treedef`, a prefix of its structure (as JAX's
+    `flatten_up_to`); an error names the first place where the structures differ."""
+    found: list[Any] = []
+
+    def walk(d: TreeDef, t: Any) -> None:
+        if d.kind == "leaf":
+            found.append(t)
+            return
+        sub = flatten(t, lambda x: x is not t)[1] if t is not None or d.kind != "none" else TreeDef("none")
+        if sub.kind != d.kind or sub.keys != d.keys or len(sub.children) != len(d.children):
+            raise TenzrError(f"the tree {sub} does not have the structure {d}")
+        if d.kind == "none":
+            return
+        children = _NODES[type(t)][0](t)[0] if d.kind == "node" else \
+            [t[k] for k in d.keys] if d.kind == "dict" else list(t)
+        for c, child in zip(d.children, children, strict=True):
+            walk(c, child)
+
+    walk(treedef, tree)
+    return found
 
 
 def _sorted_keys(tree: dict) -> tuple:

@@ -381,6 +381,11 @@ class Traceable:
         bound.fn = functools.partial(self.fn, **kwargs)  # type: ignore[attr-defined]
         return bound, args
 
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        """As a function's: one defined in a class becomes a method, `instance` its first
+        argument (`@partial(tz.jit, static_argnums=0)` on a method, as JAX's)."""
+        return self if instance is None else functools.partial(self, instance)
+
     @api_boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:

@@ -10,12 +10,15 @@ from collections.abc import Callable
 from typing import Any
 
 from tenzr.dialect.diagnostics import TenzrError
-from tenzr.pytree import TreeDef, flatten, register_node, unflatten
+from tenzr.pytree import TreeDef, flatten, flatten_up_to, register_node, unflatten
+
+IsLeaf = Callable[[Any], bool] | None
+"""JAX's `is_leaf`: a subtree for which it is true is a leaf (it sees every subtree first)."""
 
 
-def tree_flatten(tree: Any) -> tuple[list[Any], TreeDef]:
+def tree_flatten(tree: Any, is_leaf: IsLeaf = None) -> tuple[list[Any], TreeDef]:
     """(the leaves of `tree`, its structure)."""
-    return flatten(tree)
+    return flatten(tree, is_leaf)
 
 
 def tree_unflatten(treedef: TreeDef, leaves: Any) -> Any:
@@ -26,33 +29,33 @@ def tree_unflatten(treedef: TreeDef, leaves: Any) -> Any:
     return unflatten(treedef, leaves)
 
 
-def tree_leaves(tree: Any) -> list[Any]:
+def tree_leaves(tree: Any, is_leaf: IsLeaf = None) -> list[Any]:
     """The leaves of `tree`, in order (dicts by sorted key)."""
-    return flatten(tree)[0]
+    return flatten(tree, is_leaf)[0]
 
 
-def tree_structure(tree: Any) -> TreeDef:
+def tree_structure(tree: Any, is_leaf: IsLeaf = None) -> TreeDef:
     """The structure of `tree` without its leaves."""
-    return flatten(tree)[1]
+    return flatten(tree, is_leaf)[1]
 
 
-def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
-    """`f` applied to each leaf of `tree` (and the leaves at the same place in each of
-    `rest`, which have `tree`'s structure)."""
-    leaves, treedef = flatten(tree)
+def tree_map(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: IsLeaf = None) -> Any:
+    """`f` applied to each leaf of `tree` and the subtrees at the same place in each of
+    `rest`, whose structures `tree`'s is a prefix of (as JAX's)."""
+    leaves, treedef = flatten(tree, is_leaf)
     others = []
     for k, other in enumerate(rest):
-        other_leaves, other_def = flatten(other)
-        if other_def != treedef:
-            raise TenzrError(f"tree_map: tree {k + 1} has the structure {other_def}, the first has {treedef}")
-        others.append(other_leaves)
+        try:
+            others.append(flatten_up_to(treedef, other))
+        except TenzrError as e:
+            raise TenzrError(f"tree_map: tree {k + 1} after the first differs from it: {e.message}") from None
     return unflatten(treedef, [f(*args) for args in zip(leaves, *others, strict=True)])
 
 
-def tree_reduce(function: Callable[[Any, Any], Any], tree: Any, initializer: Any = ...) -> Any:
+def tree_reduce(function: Callable[[Any, Any], Any], tree: Any, initializer: Any = ..., is_leaf: IsLeaf = None) -> Any:
     """The leaves of `tree` combined by `function`, left to right (from `initializer` if
     given)."""
-    leaves = flatten(tree)[0]
+    leaves = flatten(tree, is_leaf)[0]
     if initializer is ...:
         if not leaves:
             raise TenzrError("tree_reduce: an empty tree needs an initializer")
@@ -60,9 +63,9 @@ def tree_reduce(function: Callable[[Any, Any], Any], tree: Any, initializer: Any
     return functools.reduce(function, leaves, initializer)
 
 
-def tree_all(tree: Any) -> bool:
+def tree_all(tree: Any, *, is_leaf: IsLeaf = None) -> bool:
     """Whether every leaf of `tree` is true."""
-    return all(flatten(tree)[0])
+    return all(flatten(tree, is_leaf)[0])
 
 
 def register_pytree_node(nodetype: type, flatten_func: Callable[[Any], tuple[Any, Any]],

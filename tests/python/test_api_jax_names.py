@@ -644,3 +644,65 @@ def test_indexed_updates_cast_to_the_arrays_dtype_as_jax(x64):
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(got, want)
             assert warned == jax_warned, (target.dtype, np.asarray(update).dtype)
+
+
+def test_jit_on_a_method_binds_its_instance_as_jax():
+    """`@partial(jax.jit, static_argnums=0)` on a method: the instance is the first argument
+    (a jitted function binds as a Python function does)."""
+    import functools
+
+    class Scaled:
+        def __init__(self, k):
+            self.k = k
+
+        def __hash__(self):
+            return hash(self.k)
+
+        def __eq__(self, other):
+            return isinstance(other, Scaled) and other.k == self.k
+
+        @functools.partial(tz.jit, static_argnums=0)
+        def apply(self, a):
+            return a * self.k
+
+        @functools.partial(tz.jit, static_argnames="self")
+        def shifted(self, a):
+            return a + self.k
+
+    x = np.arange(3.0)
+    np.testing.assert_array_equal(Scaled(2.0).apply(x), x * 2.0)
+    np.testing.assert_array_equal(Scaled(3.0).apply(x), x * 3.0)
+    np.testing.assert_array_equal(Scaled.apply(Scaled(4.0), x), x * 4.0)
+    np.testing.assert_array_equal(Scaled(1.5).shifted(x), x + 1.5)
+
+
+def test_stop_gradient_of_a_pytree_as_jax():
+    """`stop_gradient(params)`: the same pytree back, no gradient through any leaf."""
+    params = {"w": np.array([1.0, 2.0]), "b": (np.array(3.0), None)}
+    held = tz.lax.stop_gradient(params)
+    assert jax.tree_util.tree_structure(held) == jax.tree_util.tree_structure(params)
+
+    def loss(np_, lax_):
+        return lambda p: (p["w"] * lax_.stop_gradient(p)["w"]).sum() + p["b"][0] * lax_.stop_gradient(p["b"])[0]
+
+    ours = tz.grad(loss(tz, tz.lax))(params)
+    theirs = jax.grad(loss(jnp, jax.lax))(params)
+    np.testing.assert_allclose(ours["w"], theirs["w"])
+    np.testing.assert_allclose(ours["b"][0], theirs["b"][0])
+
+
+def test_linalg_diagonal_takes_the_last_two_axes_as_jax():
+    a = np.arange(24.0).reshape(2, 3, 4)
+    for offset in (0, 1, -1):
+        np.testing.assert_array_equal(tz.linalg.diagonal(a, offset=offset), jnp.linalg.diagonal(a, offset=offset))
+    s = np.random.default_rng(3).standard_normal((2, 3, 3))
+    s = s + s.transpose(0, 2, 1)  # (eigh of a stack read from one triangle used NumPy's diagonal of axes 0, 1)
+    np.testing.assert_allclose(tz.linalg.eigh(np.tril(s), symmetrize_input=False)[0],
+                               jnp.linalg.eigh(np.tril(s), symmetrize_input=False)[0], rtol=1e-12)
+
+
+def test_relu6_derivative_is_zero_at_both_kinks_as_jax():
+    x = np.array([-1.0, 0.0, 3.0, 6.0, 7.0, np.nan])
+    np.testing.assert_array_equal(tz.nn.relu6(x), jax.nn.relu6(x))
+    np.testing.assert_array_equal(tz.grad(lambda v: tz.nn.relu6(v).sum())(x[:5]),
+                                  jax.grad(lambda v: jax.nn.relu6(v).sum())(x[:5]))

@@ -31,7 +31,7 @@ def test_eager_results_that_do_not_depend_on_values_come_back_as_returned():
     assert tz.shape(X) == (2, 3) and type(tz.shape(X)) is tuple
     assert tz.ndim(X) == 2 and type(tz.ndim(X)) is int
     assert tz.size(X, 1) == 3
-    assert tz.asarray(1.0).dtype == np.float32 and tz.asarray([1, 2]).dtype == np.int64
+    assert tz.asarray(1.0).dtype == np.float32 and tz.asarray([1, 2]).dtype == np.int32  # (as jnp.asarray)
 
 
 def test_eager_calls_compile_once_per_signature():
@@ -135,3 +135,44 @@ def test_results_outside_a_trace_take_jaxs_at_updates_and_block_until_ready():
     assert isinstance(total, np.float32) and {total: 1}
     with pytest.raises(AttributeError, match="has no method 'bogus'"):
         out.at[0].bogus(1.0)
+
+
+@pytest.mark.parametrize("x64", [False, True])
+def test_arrays_of_python_number_lists_take_jaxs_default_types(x64):
+    """As `jnp.array`: a list of Python numbers is float32 or int32 (float64 and int64 with
+    x64), not NumPy's float64 and int64; inside a jitted function it no longer widens
+    float32 work. NumPy scalars and arrays in a list keep NumPy's types."""
+    tz.config.update("jax_enable_x64", x64)
+    try:
+        f, i = ("float64", "int64") if x64 else ("float32", "int32")
+        assert tz.array([1.0, 2.0]).dtype == f and tz.asarray([[1, 2]]).dtype == i
+        assert tz.array([1, 2.5]).dtype == f and tz.array([]).dtype == f and tz.array([True]).dtype == bool
+        assert tz.array([np.float64(1.0)]).dtype == np.float64
+        assert tz.jit(lambda c: tz.array([1.0, 2.0, 3.0]) * c)(np.ones(3, np.float32)).dtype == f
+    finally:
+        tz.config.update("jax_enable_x64", False)
+
+
+def test_eager_arrays_are_never_changed_behind_other_names():
+    """JAX's arrays are immutable: `x += 1` binds x to a new array (y, which held x, keeps
+    its values), `x.sort()` returns a sorted copy, and `tz.asarray` of a NumPy array copies
+    it (the caller's later changes do not reach it). NumPy's ndarray did all three in place."""
+    x = tz.zeros(3)
+    y = x
+    x += 1.0
+    x *= 3.0
+    np.testing.assert_array_equal(y, [0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(x, [3.0, 3.0, 3.0])
+    m = tz.eye(2)
+    m @= np.full((2, 2), 2.0, np.float32)
+    np.testing.assert_array_equal(m, np.full((2, 2), 2.0))
+    s = tz.array([3.0, 1.0, 2.0, 1.0])
+    np.testing.assert_array_equal(s.sort(), [1.0, 1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(s, [3.0, 1.0, 2.0, 1.0])
+    np.testing.assert_array_equal(s.sort(descending=True), [3.0, 2.0, 1.0, 1.0])
+    np.testing.assert_array_equal(tz.array([[3, 0], [1, 2]]).sort(axis=None), [0, 1, 2, 3])
+    np.testing.assert_array_equal(tz.array([[3, 0], [1, 2]]).sort(axis=0), [[1, 0], [3, 2]])
+    source = np.ones(3, np.float32)
+    copied = tz.asarray(source)
+    source[0] = 9.0
+    np.testing.assert_array_equal(copied, [1.0, 1.0, 1.0])

@@ -34,7 +34,8 @@ def test_leaves_flatten_unflatten_and_map_match_jax(tree):
 
 
 def test_mismatched_trees_are_clear_errors():
-    with pytest.raises(tz.TenzrError, match=r"tree_map: tree 1 has the structure \[\*\], the first has \(\*, \*\)"):
+    with pytest.raises(tz.TenzrError, match=r"tree_map: tree 1 after the first differs from it: the tree \[\*\] does "
+                                            r"not have the structure \(\*, \*\)"):
         tz.tree_util.tree_map(lambda a, b: a, (1.0, 2.0), [1.0])
     _, treedef = tz.tree_util.tree_flatten((1.0, 2.0))
     with pytest.raises(tz.TenzrError, match="has 2 leaves, got 3"):
@@ -86,3 +87,23 @@ def test_registering_twice_or_a_builtin_is_a_clear_error():
         tz.tree_util.register_pytree_node(tuple, lambda p: ((), None), lambda aux, kids: None)
     with pytest.raises(tz.TenzrError, match="ndarray is always a leaf"):
         tz.tree_util.register_pytree_node(np.ndarray, lambda p: ((), None), lambda aux, kids: None)
+
+
+def test_is_leaf_and_prefix_trees_as_jax():
+    """`is_leaf` stops flattening at the subtrees it picks, and tree_map's later trees may go
+    deeper than the first (each leaf of the first meets a subtree), as in JAX."""
+    tree = [(1, 2), (3,), {"a": None, "b": (4,)}]
+    def is_tuple(t):
+        return isinstance(t, tuple)
+
+    for name in ("tree_leaves", "tree_flatten"):
+        got = getattr(tz.tree_util, name)(tree, is_leaf=is_tuple)
+        want = getattr(jax.tree_util, name)(tree, is_leaf=is_tuple)
+        assert (got if name == "tree_leaves" else got[0]) == (want if name == "tree_leaves" else want[0])
+    assert tz.tree_util.tree_map(len, tree, is_leaf=is_tuple) == jax.tree_util.tree_map(len, tree, is_leaf=is_tuple)
+    assert tz.tree_util.tree_leaves([1, None], is_leaf=lambda t: t is None) == [1, None]
+    first, second = {"x": 1, "y": (2, 3)}, {"x": [5, 6], "y": ({"k": 7}, 8)}
+    assert tz.tree.map(lambda a, b: (a, b), first, second) == jax.tree.map(lambda a, b: (a, b), first, second)
+    with pytest.raises(tz.TenzrError, match=r"tree 1 after the first differs from it: the tree \{'b': \*\} does "
+                                            r"not have the structure \{'a': \*\}"):
+        tz.tree_util.tree_map(lambda a, b: a, {"a": 1}, {"b": 1})
