@@ -1,14 +1,45 @@
 // tenzr-expand-math rewrites the StableHLO math IREE lacks or gets wrong; the rest stays.
 // RUN: tenzr-opt %s --split-input-file --tenzr-expand-math | filecheck %s
 
-// float64 tanh goes through expm1 (IREE's CPU backend cannot link a float64 tanh).
+// float64 tanh goes through expm1 (IREE's CPU backend cannot link a float64 tanh), which
+// is Kahan's (u - 1)·x/log(u) for u = exp(x).
 // CHECK-LABEL: func.func @tanh_f64
 // CHECK-NOT: stablehlo.tanh
-// CHECK: stablehlo.exponential_minus_one
+// CHECK-NOT: stablehlo.exponential_minus_one
+// CHECK: stablehlo.exponential
+// CHECK: stablehlo.log
 // CHECK: stablehlo.sign
 func.func @tanh_f64(%x: tensor<3xf64>) -> tensor<3xf64> {
   %0 = stablehlo.tanh %x : tensor<3xf64>
   return %0 : tensor<3xf64>
+}
+
+// -----
+
+// float64 log1p and expm1 (IREE's lose their precision near 0): Goldberg's log(u)·x/(u - 1)
+// for u = 1 + x, and Kahan's (u - 1)·x/log(u) for u = exp(x), each x itself where u is 1.
+// float32 keeps the ops.
+// CHECK-LABEL: func.func @log1p_expm1_f64
+// CHECK-NOT: stablehlo.log_plus_one
+// CHECK-NOT: stablehlo.exponential_minus_one
+// CHECK-DAG: %[[U:.*]] = stablehlo.add %{{.*}}, %arg0 : tensor<3xf64>
+// CHECK-DAG: stablehlo.log %[[U]] : tensor<3xf64>
+// CHECK-DAG: %[[E:.*]] = stablehlo.exponential %arg0 : tensor<3xf64>
+// CHECK-DAG: stablehlo.compare EQ, %[[E]], %{{.*}} : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xi1>
+// CHECK: return
+// CHECK-LABEL: func.func @log1p_expm1_f32
+// CHECK: stablehlo.log_plus_one
+// CHECK: stablehlo.exponential_minus_one
+func.func @log1p_expm1_f64(%x: tensor<3xf64>) -> (tensor<3xf64>, tensor<3xf64>) {
+  %0 = stablehlo.log_plus_one %x : tensor<3xf64>
+  %1 = stablehlo.exponential_minus_one %x : tensor<3xf64>
+  return %0, %1 : tensor<3xf64>, tensor<3xf64>
+}
+
+func.func @log1p_expm1_f32(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %0 = stablehlo.log_plus_one %x : tensor<3xf32>
+  %1 = stablehlo.exponential_minus_one %x : tensor<3xf32>
+  return %0, %1 : tensor<3xf32>, tensor<3xf32>
 }
 
 // -----
