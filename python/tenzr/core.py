@@ -738,6 +738,12 @@ class OnDevice:
     dtype: np.dtype
 
 
+def weak_leaf(x: Any) -> bool:
+    """Whether an input leaf is a Python number (not a bool), which a traced function sees
+    weakly typed, as JAX's jit does: `jit(lambda a, s: a * s)(float16_array, 2.5)` is float16."""
+    return type(x) in (int, float, complex)
+
+
 def spec_of_leaf(x: Any) -> TensorSpec:
     """The tensor type of a concrete input leaf (NumPy array, Python scalar, or an array on a
     device, not read)."""

@@ -39,6 +39,7 @@ from tenzr.core import (
     function_frame,
     spec_of_leaf,
     tracing,
+    weak_leaf,
 )
 from tenzr.dialect.context import functions
 from tenzr.dialect.diagnostics import TenzrError
@@ -120,6 +121,7 @@ def trace_into(trace: Trace, fn: Callable, args: tuple, name: str,
     function (a custom rule) may not close over arrays (see `Frame.sealed`)."""
     leaves, in_tree = flatten(args)
     specs = [leaf.spec if isinstance(leaf, (Array, ShapeDtype)) else spec_of_leaf(leaf) for leaf in leaves]
+    weak = [leaf.weak if isinstance(leaf, Array) else weak_leaf(leaf) for leaf in leaves]
     box: list[TreeDef] = []
     frames: list[Frame] = []
 
@@ -127,7 +129,7 @@ def trace_into(trace: Trace, fn: Callable, args: tuple, name: str,
         with function_frame(ir.InsertionPoint.current.block, sealed) as frame:
             frames.append(frame)
             trace.root = trace.root or frame
-            out = fn(*unflatten(in_tree, [Array(v) for v in values]))
+            out = fn(*unflatten(in_tree, [Array(v, weak=weak[k]) for k, v in enumerate(values)]))
             if wrap_output is not None:
                 out = wrap_output(out)
             out_leaves, out_tree = flatten(out)
@@ -186,7 +188,7 @@ def _signature(leaf: Any) -> Any:
     """What a compiled program depends on for one input leaf (cheap for NumPy arrays)."""
     if isinstance(leaf, (np.ndarray, OnDevice)):
         return leaf.shape, leaf.dtype.str
-    return spec_of_leaf(leaf)
+    return spec_of_leaf(leaf), weak_leaf(leaf)
 
 
 def _cache_key(key: Any, leaves: list, in_tree: TreeDef, target: Target) -> tuple:

@@ -706,3 +706,16 @@ def test_relu6_derivative_is_zero_at_both_kinks_as_jax():
     np.testing.assert_array_equal(tz.nn.relu6(x), jax.nn.relu6(x))
     np.testing.assert_array_equal(tz.grad(lambda v: tz.nn.relu6(v).sum())(x[:5]),
                                   jax.grad(lambda v: jax.nn.relu6(v).sum())(x[:5]))
+
+
+def test_python_number_arguments_are_weakly_typed_as_jax(x64):
+    """A Python number passed to a jitted function takes the type of the arrays it meets
+    (with x64, 2.5 times a float32 array stays float32, 2 times an int32 one int32), as in
+    JAX; NumPy scalars keep their own type."""
+    arrays = [np.ones(3, np.float16), np.ones(3, np.float32), np.arange(3, dtype=np.int32)]
+    for a in arrays:
+        for s in (2.5, 2, np.float32(2.5)):
+            ours, theirs = tz.jit(lambda x, y: x * y)(a, s), jax.jit(lambda x, y: x * y)(a, s)
+            assert ours.dtype == theirs.dtype, (a.dtype, s)
+    batched = tz.vmap(lambda x, y: x * y, in_axes=(0, None))(np.ones((2, 3), np.float32), 2.5)
+    assert batched.dtype == jax.vmap(lambda x, y: x * y, in_axes=(0, None))(np.ones((2, 3), np.float32), 2.5).dtype
