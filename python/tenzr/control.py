@@ -77,6 +77,12 @@ def _specs(arrays: Sequence[Array]) -> list[TensorSpec]:
     return [a.spec for a in arrays]
 
 
+def _avals(tree: TreeDef, leaves: Sequence[Array]) -> Any:
+    """The abstract values a region traces from: `leaves`' shapes and types, weakly typed
+    where they are (a Python number's carry takes the type the body gives it, as in JAX)."""
+    return unflatten(tree, [ShapeDtype(a.shape, a.dtype, weak_type=a.weak) for a in leaves])
+
+
 def _weakly_promoted(init_val: Any, carry: Sequence[Array], got: Sequence[TensorSpec]) -> list[Array] | None:
     """The carry with its Python-number leaves converted to the types the body gave them
     (`(x, 0.0)` with x float64: the 0.0 carries float64), as JAX promotes weakly typed
@@ -87,7 +93,7 @@ def _weakly_promoted(init_val: Any, carry: Sequence[Array], got: Sequence[Tensor
     changed = False
     out = list(carry)
     for i, (leaf, a, spec) in enumerate(zip(raw, carry, got, strict=True)):
-        weak = isinstance(leaf, (int, float)) and not isinstance(leaf, bool)
+        weak = leaf.weak if isinstance(leaf, Array) else isinstance(leaf, (int, float)) and not isinstance(leaf, bool)
         if weak and spec != a.spec and spec.shape == a.spec.shape:
             out[i] = a.astype(numpy_dtype(spec.dtype))
             changed = True
@@ -121,7 +127,7 @@ def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], i
         return _eager(lambda v: while_loop(cond_fun, body_fun, v), init_val)
     init, tree = _leaves(init_val)
     specs = _specs(init)
-    avals = unflatten(tree, [ShapeDtype(s.shape, s.dtype) for s in specs])
+    avals = _avals(tree, init)
 
     def predicate(out: Any) -> Any:
         p = asarray(out)
@@ -135,7 +141,7 @@ def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], i
     if promoted is not None:
         _erase(body)
         init, specs = promoted, _specs(promoted)
-        avals = unflatten(tree, [ShapeDtype(s.shape, s.dtype) for s in specs])
+        avals = _avals(tree, init)
         body = _traced(body_fun, (avals,), "while_body")
     cond = _traced(cond_fun, (avals,), "while_cond", predicate)
     _check_same("tz.lax.while_loop: body_fun's output", body.out_tree, body.result_specs, tree, specs)
@@ -172,7 +178,7 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_
                          "as in JAX", user_location())
     init, tree = _leaves(init_val)
     specs = _specs(init)
-    avals = unflatten(tree, [ShapeDtype(s.shape, s.dtype) for s in specs])
+    avals = _avals(tree, init)
     start = _int_scalar(lower)
     stop = upper if isinstance(upper, (int, np.integer)) else _int_scalar(upper)
     body = _traced(body_fun, (ShapeDtype((), np.int32), avals), "fori_body")
@@ -180,7 +186,7 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_
     if promoted is not None:
         _erase(body)
         init, specs = promoted, _specs(promoted)
-        avals = unflatten(tree, [ShapeDtype(s.shape, s.dtype) for s in specs])
+        avals = _avals(tree, init)
         body = _traced(body_fun, (ShapeDtype((), np.int32), avals), "fori_body")
     _check_same("tz.lax.fori_loop: body_fun's output", body.out_tree, body.result_specs, tree, specs)
 
@@ -276,7 +282,7 @@ def _scan(f: Callable[..., Any], init: Any, xs: Any, length: int | None, reverse
                          f"the leading axes of xs and length disagree: {sorted(lengths)}"), user_location())
     steps = lengths.pop()
     specs = _specs(carry)
-    avals = unflatten(tree, [ShapeDtype(s.shape, s.dtype) for s in specs])
+    avals = _avals(tree, carry)
     x_avals = unflatten(x_tree, [ShapeDtype(a.shape[1:], a.dtype) for a in x_leaves])
     out_box: list[TreeDef] = []
 
@@ -300,7 +306,7 @@ def _scan(f: Callable[..., Any], init: Any, xs: Any, length: int | None, reverse
     if promoted is not None:
         _erase(body)
         carry, specs = promoted, _specs(promoted)
-        avals = unflatten(tree, [ShapeDtype(s.shape, s.dtype) for s in specs])
+        avals = _avals(tree, carry)
         body = trace()
     out_specs = body.result_specs
     _check_same(what, out_box[0], out_specs[:n], tree, specs)
@@ -421,8 +427,7 @@ def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
 
 def _case(what: str, index: Array, branches: list[Callable[..., Any]], operands: tuple) -> Any:
     leaves, tree = _leaves(operands)
-    specs = _specs(leaves)
-    avals = unflatten(tree, [ShapeDtype(s.shape, s.dtype) for s in specs])
+    avals = _avals(tree, leaves)
     traced = [_traced(branch, avals, f"branch{b}") for b, branch in enumerate(branches)]
     first = traced[0]
     for b, t in enumerate(traced[1:], 1):

@@ -713,17 +713,19 @@ class ShapeDtype(SpecMetadata):
     """An abstract input: a shape and dtype without data (for tz.trace and signatures)."""
 
     @api_boundary
-    def __init__(self, shape: Sequence[int], dtype: Any = np.float32):
+    def __init__(self, shape: Sequence[int], dtype: Any = np.float32, *, weak_type: bool = False):
         self.spec = TensorSpec(array_shape(shape), dtype_name(dtype))
+        self.weak = bool(weak_type)  # (an input traced from it is weakly typed: `Array`)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, ShapeDtype) and other.spec == self.spec
+        return isinstance(other, ShapeDtype) and other.spec == self.spec and other.weak == self.weak
 
     def __hash__(self) -> int:
-        return hash(self.spec)
+        return hash((self.spec, self.weak))
 
     def __repr__(self) -> str:
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype})"
+        weak = ", weak_type=True" if self.weak else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype}{weak})"
 
 
 ShapeDtypeStruct = ShapeDtype

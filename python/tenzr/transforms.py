@@ -121,7 +121,7 @@ def trace_into(trace: Trace, fn: Callable, args: tuple, name: str,
     function (a custom rule) may not close over arrays (see `Frame.sealed`)."""
     leaves, in_tree = flatten(args)
     specs = [leaf.spec if isinstance(leaf, (Array, ShapeDtype)) else spec_of_leaf(leaf) for leaf in leaves]
-    weak = [leaf.weak if isinstance(leaf, Array) else weak_leaf(leaf) for leaf in leaves]
+    weak = [leaf.weak if isinstance(leaf, (Array, ShapeDtype)) else weak_leaf(leaf) for leaf in leaves]
     box: list[TreeDef] = []
     frames: list[Frame] = []
 

@@ -430,3 +430,21 @@ def test_loops_and_conditionals_run_on_vulkan():
         warnings.simplefilter("ignore", RuntimeWarning)  # (lavapipe emulates a GPU, slowly)
         on_vulkan = tz.grad(loss, target="vulkan")(w)
     np.testing.assert_allclose(on_vulkan, tz.grad(loss)(w), rtol=2e-5, atol=2e-6)
+
+
+def test_python_number_carries_take_the_bodys_type_as_jax(x64):
+    """With x64, a carry started from a Python number is weakly typed: a body adding float32
+    arrays to it makes it float32 (JAX traces the body again), in scan, fori_loop and
+    while_loop, eagerly and jitted (where the number arrives as an argument)."""
+    xs = np.ones(3, np.float32)
+
+    def loops(np_, lax_):  # (the float32 values as arrays: Tenzr types NumPy's scalars weakly)
+        return [lambda s: lax_.scan(lambda c, x: (c + x, c), s, xs),
+                lambda s: lax_.fori_loop(0, 3, lambda i, c: c + np_.asarray(xs)[i], s),
+                lambda s: lax_.while_loop(lambda c: c < 2.0, lambda c: c + np_.asarray(xs[:1]).sum(), s)]
+
+    for ours, theirs in zip(loops(tz, tz.lax), loops(jnp, lax), strict=True):
+        want = jax.tree_util.tree_map(lambda a: a.dtype, theirs(0.0))
+        assert jax.tree_util.tree_map(lambda a: a.dtype, ours(0.0)) == want
+        assert jax.tree_util.tree_map(lambda a: a.dtype, tz.jit(ours)(0.0)) == want
+        _assert_close(ours(0.0), theirs(0.0))
