@@ -125,7 +125,8 @@ def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int | str = 0, lower: bo
 def cholesky(a: ArrayLike, upper: bool = False, symmetrize_input: bool = True) -> Array:
     """The Cholesky factor L (lower, L L^T = a) of a symmetric positive definite a; with
     upper=True, L^T. As JAX's, it factors (a + a^T)/2, so its gradient is symmetric too
-    (symmetrize_input=False: a's lower triangle alone). Not positive definite gives NaNs.
+    (symmetrize_input=False: a's lower triangle alone). A matrix not positive definite
+    gives NaNs in all of its factor's triangle, as JAX's.
     One column of L per loop iteration; the columns not yet found are zero, so a whole row
     of L times L^T sums over the columns already known."""
     a = _square(a, "cholesky")
@@ -141,6 +142,8 @@ def cholesky(a: ArrayLike, upper: bool = False, symmetrize_input: bool = True) -
         return dynamic_update_slice_in_dim(factor, tnp.where(rows >= j, column, 0.0)[..., None], j, -1)
 
     factor = _steps(n, step, tnp.zeros(a.shape, a.dtype))
+    failed = tnp.isnan(factor).any(axis=(-2, -1), keepdims=True)  # (the columns before the failing one are finite)
+    factor = tnp.where(failed & (rows[:, None] >= rows[None, :]), np.nan, factor)
     return tnp.swapaxes(factor, -1, -2) if upper else factor
 
 

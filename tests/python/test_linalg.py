@@ -314,3 +314,13 @@ def test_singular_and_eager():
 def test_errors(call, message):
     with pytest.raises(tz.TenzrError, match=message.replace("[", r"\[").replace("]", r"\]")):
         call()
+
+
+def test_cholesky_of_a_matrix_not_positive_definite_is_nan_as_jax():
+    """Each failed matrix of a stack is NaN in its whole triangle (the columns before the
+    failing pivot were finite), the others factored, as JAX's."""
+    a = np.array([[[4.0, 2.0, 0.0], [2.0, 1.0, 3.0], [0.0, 3.0, 1.0]], np.diag([2.0, 3.0, 1.0])])
+    for upper in (False, True):
+        ours, theirs = tz.linalg.cholesky(a, upper=upper), jnp.linalg.cholesky(a, upper=upper)
+        np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
+        np.testing.assert_allclose(np.nan_to_num(ours), np.nan_to_num(theirs), rtol=1e-12)
