@@ -13,7 +13,16 @@ import numpy as np
 
 from tenzr import distributed, errors, fft, lax, linalg, nn, random, scipy, tree, tree_util
 from tenzr.batching import vmap
-from tenzr.core import Array, ShapeDtype, ShapeDtypeStruct, array, block_until_ready, device_get, device_put
+from tenzr.core import (
+    Array,
+    ShapeDtype,
+    ShapeDtypeStruct,
+    array,
+    block_until_ready,
+    device_get,
+    device_put,
+    ndarray,
+)
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.flags import config
 from tenzr.forward import custom_jvp, hessian, jacfwd, jacrev, jvp, linearize
@@ -51,6 +60,7 @@ from tenzr.numpy_api import (
     divide,
     dot,
     einsum,
+    empty_like,
     equal,
     exp,
     exp2,
@@ -165,6 +175,7 @@ from tenzr.numpy_lib import (
     diff,
     dsplit,
     dstack,
+    ediff1d,
     empty,
     flatnonzero,
     fliplr,
@@ -198,11 +209,13 @@ from tenzr.numpy_lib import (
     nonzero,
     percentile,
     polyval,
+    promote_types,
     quantile,
     r_,
     ravel,
     real,
     repeat,
+    result_type,
     roll,
     rollaxis,
     rot90,
@@ -302,8 +315,12 @@ pi, e, inf, nan, euler_gamma = math.pi, math.e, math.inf, math.nan, float(np.eul
 float16, float32, float64 = np.float16, np.float32, np.float64
 int32, int64, bool_ = np.int32, np.int64, np.bool_
 complex64, complex128 = np.complex64, np.complex128
-dtype, finfo, iinfo = np.dtype, np.finfo, np.iinfo
+dtype, finfo, iinfo, issubdtype = np.dtype, np.finfo, np.iinfo, np.issubdtype
+# NumPy's abstract types, for issubdtype
+generic, number, inexact, floating, complexfloating = np.generic, np.number, np.inexact, np.floating, np.complexfloating
+integer, signedinteger, unsignedinteger = np.integer, np.signedinteger, np.unsignedinteger
 row_stack = vstack
+fix = trunc  # (NumPy's name: rounds toward zero)
 jacobian = jacrev  # (JAX's alias)
 # NumPy 2's array-API names
 acos, acosh, asin, asinh, atan, atanh, atan2 = arccos, arccosh, arcsin, arcsinh, arctan, arctanh, arctan2

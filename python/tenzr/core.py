@@ -588,6 +588,16 @@ class ConcreteArray(np.ndarray):
         return np.sort(a, axis, kind="stable").view(ConcreteArray)
 
 
+class _AnyArray(type):
+    def __instancecheck__(cls, x: Any) -> bool:
+        return isinstance(x, (Array, ConcreteArray, OnDevice))
+
+
+class ndarray(metaclass=_AnyArray):
+    """JAX's `jnp.ndarray` (`jax.Array`), for isinstance checks and annotations: a traced
+    array, a result (`ConcreteArray`) or an array on a device is one; a NumPy array is not."""
+
+
 def _rebinding(operator: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """An augmented assignment (`x += y`) that gives a new array, as on JAX's immutable arrays,
     instead of changing x, which other names may hold."""

@@ -142,7 +142,8 @@ def cholesky(a: ArrayLike, upper: bool = False, symmetrize_input: bool = True) -
         return dynamic_update_slice_in_dim(factor, tnp.where(rows >= j, column, 0.0)[..., None], j, -1)
 
     factor = _steps(n, step, tnp.zeros(a.shape, a.dtype))
-    failed = tnp.isnan(factor).any(axis=(-2, -1), keepdims=True)  # (the columns before the failing one are finite)
+    # (a failed factor's columns before its failing pivot are finite)
+    failed = numpy_lib.any(tnp.isnan(factor), axis=(-2, -1), keepdims=True)
     factor = tnp.where(failed & (rows[:, None] >= rows[None, :]), np.nan, factor)
     return tnp.swapaxes(factor, -1, -2) if upper else factor
 

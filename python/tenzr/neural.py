@@ -88,6 +88,24 @@ def softplus(x: Any) -> Array:
     return tnp.logaddexp(tnp._float(x), 0.0)
 
 
+def mish(x: Any) -> Array:
+    """x·tanh(softplus(x))."""
+    x = tnp._float(x)
+    return x * tnp.tanh(softplus(x))
+
+
+def squareplus(x: Any, b: Any = 4) -> Array:
+    """(x + sqrt(x² + b))/2, a smooth relu."""
+    x = tnp._float(x)
+    return (x + tnp.sqrt(x * x + b)) / 2
+
+
+def sparse_plus(x: Any) -> Array:
+    """0 up to -1, x from 1, and (x + 1)²/4 between: a softplus with flat ends."""
+    x = tnp._float(x)
+    return tnp.where(x <= -1.0, 0.0, tnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
+
+
 def log_sigmoid(x: Any) -> Array:
     """log(sigmoid(x)) = -softplus(-x), without overflow."""
     return -softplus(-tnp._float(x))

@@ -678,17 +678,23 @@ def _linear_ramp(x: Array, axis: int, before: int, after: int, ends: Any) -> Arr
     return out if work is x else astype(floor(out), x.dtype)  # (integers round down, as NumPy's linspace)
 
 
-def zeros_like(x: ArrayLike, dtype: Any = None) -> Array:
-    return full_like(x, 0, dtype)
+def zeros_like(x: ArrayLike, dtype: Any = None, shape: Any = None) -> Array:
+    return full_like(x, 0, dtype, shape)
 
 
-def ones_like(x: ArrayLike, dtype: Any = None) -> Array:
-    return full_like(x, 1, dtype)
+def ones_like(x: ArrayLike, dtype: Any = None, shape: Any = None) -> Array:
+    return full_like(x, 1, dtype, shape)
 
 
-def full_like(x: ArrayLike, fill_value: Any, dtype: Any = None) -> Array:
+def empty_like(prototype: ArrayLike, dtype: Any = None, shape: Any = None) -> Array:
+    """NumPy's `empty_like`, as JAX's: zeros (a traced array is never left uninitialized)."""
+    return full_like(prototype, 0, dtype, shape)
+
+
+def full_like(x: ArrayLike, fill_value: Any, dtype: Any = None, shape: Any = None) -> Array:
+    """An array of x's shape (or `shape`) and type (or `dtype`) holding `fill_value`."""
     x = asarray(x)
-    return full(x.shape, fill_value, x.spec.dtype if dtype is None else dtype)
+    return full(x.shape if shape is None else shape, fill_value, x.spec.dtype if dtype is None else dtype)
 
 
 def zeros(shape: Any, dtype: Any = None) -> Array:

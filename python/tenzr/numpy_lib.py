@@ -17,6 +17,7 @@ import numpy as np
 from tenzr.control import scan
 from tenzr.core import (
     Array,
+    ShapeDtype,
     api_boundary,
     asarray,
     check_arguments,
@@ -31,7 +32,7 @@ from tenzr.core import (
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.types import HALF_TYPES, numpy_dtype
-from tenzr.flags import default_float, default_int
+from tenzr.flags import default_float, default_int, requested_dtype
 from tenzr.numpy_api import (
     _axes,
     _float,
@@ -452,6 +453,33 @@ def diff(a: ArrayLike, n: int = 1, axis: int = -1, prepend: ArrayLike = None, ap
         m = x.shape[axis]
         x = _slice(x, axis, 1, m) - _slice(x, axis, 0, m - 1)
     return x
+
+
+def ediff1d(ary: ArrayLike, to_end: ArrayLike = None, to_begin: ArrayLike = None) -> Array:
+    """The differences of the flattened array, with `to_begin` before and `to_end` after
+    (flattened, in the array's type)."""
+    x = ravel(asarray(ary))
+    parts = [ravel(asarray(e).astype(x.dtype)) for e in (to_begin,) if e is not None]
+    parts.append(x[1:] - x[:-1])
+    parts += [ravel(asarray(e).astype(x.dtype)) for e in (to_end,) if e is not None]
+    return concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def result_type(*args: Any) -> np.dtype:
+    """JAX's: the type that arrays and dtypes (strongly typed) and Python numbers and types
+    (weakly typed) promote to together, by the rule every operation here follows."""
+    from tenzr.transforms import eval_shape  # (transforms builds on this module)
+
+    if not args:
+        raise TenzrError("result_type needs at least one argument", user_location())
+    operands = [ShapeDtype((), requested_dtype(a), weak_type=a in (int, float, complex))
+                if isinstance(a, (np.dtype, type, str)) else a for a in args]
+    return np.dtype(eval_shape(lambda *xs: promote(*xs)[0], *operands).dtype)
+
+
+def promote_types(type1: Any, type2: Any) -> np.dtype:
+    """JAX's: the type two dtypes promote to (both strongly typed)."""
+    return result_type(np.dtype(requested_dtype(type1)), np.dtype(requested_dtype(type2)))
 
 
 def gradient(f: ArrayLike, *varargs: float, axis: Any = None, edge_order: int = 1) -> Any:

@@ -41,6 +41,11 @@ ROWS = [
      lambda x: jax.nn.relu6(3 * x) + jax.nn.hard_tanh(x) + jax.nn.hard_silu(x),
      lambda x: np.clip(3 * x, 0, 6) + np.clip(x, -1, 1) + x * np.clip(x + 3, 0, 6) / 6, [X + 0.01]),
     ("soft_sign", tz.nn.soft_sign, jax.nn.soft_sign, lambda x: x / (abs(x) + 1), [X + 0.01]),
+    ("mish_squareplus_sparse_plus", lambda x: tz.nn.mish(x) + tz.nn.squareplus(x, 2.0) + tz.nn.sparse_plus(x),
+     lambda x: jax.nn.mish(x) + jax.nn.squareplus(x, 2.0) + jax.nn.sparse_plus(x),
+     lambda x: x * np.tanh(np.logaddexp(x, 0)) + (x + np.sqrt(x * x + 2.0)) / 2
+     + np.where(x <= -1, 0.0, np.where(x >= 1, x, (x + 1) ** 2 / 4)), [X + 0.01]),  # (off sparse_plus's kinks)
+    ("erfcx", tz.scipy.special.erfcx, jax.scipy.special.erfcx, ss.erfcx, [X + 1.0]),
     ("glu", tz.nn.glu, jax.nn.glu, lambda x: x[:, :2] * ss.expit(x[:, 2:]), [X[:8].reshape(2, 4)]),
     ("standardize", tz.nn.standardize, jax.nn.standardize,
      lambda x: (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5), [np.cos(X).reshape(1, 11)]),
@@ -719,3 +724,32 @@ def test_python_number_arguments_are_weakly_typed_as_jax(x64):
             assert ours.dtype == theirs.dtype, (a.dtype, s)
     batched = tz.vmap(lambda x, y: x * y, in_axes=(0, None))(np.ones((2, 3), np.float32), 2.5)
     assert batched.dtype == jax.vmap(lambda x, y: x * y, in_axes=(0, None))(np.ones((2, 3), np.float32), 2.5).dtype
+
+
+def test_dtype_queries_and_array_type_as_jax(x64):
+    """result_type and promote_types by JAX's rule (Python numbers and types weakly typed),
+    NumPy's abstract types for issubdtype, and `tz.ndarray` for isinstance checks (JAX's
+    `jnp.ndarray`: arrays Tenzr made, traced or not, and not NumPy's)."""
+    cases = [(np.float32, 2.0), (np.int32, 2.0), (np.int32, float), (np.float16, np.float32), (1.0,), (1,),
+             (np.ones(2, np.float32), 1), (np.int32, np.int64, np.bool_), (np.complex64, np.float64)]
+    for args in cases:
+        assert tz.result_type(*args) == jnp.result_type(*args), args
+    assert tz.promote_types(np.int32, np.float16) == jnp.promote_types(np.int32, np.float16)
+    assert tz.issubdtype(tz.float32, tz.floating) and tz.issubdtype(tz.int32, tz.integer)
+    assert not tz.issubdtype(tz.int32, tz.inexact)
+    made = tz.sin(np.ones(2))
+    assert isinstance(made, tz.ndarray) and not isinstance(np.ones(2), tz.ndarray)
+    assert tz.jit(lambda v: v * isinstance(v, tz.ndarray))(np.ones(2))[0] == 1.0
+
+
+def test_array_creation_and_difference_names_as_jax():
+    a = np.array([[1.0, 4.0], [9.0, 16.0]], np.float32)
+    for ours, theirs in [(tz.ediff1d(a, to_begin=np.array([-1.0]), to_end=np.array([7.0, 8.0])),
+                          jnp.ediff1d(a, to_begin=np.array([-1.0]), to_end=np.array([7.0, 8.0]))),
+                         (tz.zeros_like(a, shape=(3,)), jnp.zeros_like(a, shape=(3,))),
+                         (tz.full_like(a, 2, dtype=np.int32, shape=(1, 2)),
+                          jnp.full_like(a, 2, dtype=np.int32, shape=(1, 2))),
+                         (tz.empty_like(a), jnp.zeros_like(a)),
+                         (tz.fix(np.array([-1.5, -0.5, 0.5, 2.7])), np.fix(np.array([-1.5, -0.5, 0.5, 2.7])))]:
+        assert np.asarray(ours).dtype == np.asarray(theirs).dtype
+        np.testing.assert_array_equal(ours, theirs)

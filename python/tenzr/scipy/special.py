@@ -27,6 +27,7 @@ __all__ = [
     "erf",
     "erfc",
     "erfcinv",
+    "erfcx",
     "erfinv",
     "expit",
     "gamma",
@@ -62,13 +63,18 @@ _TAIL_TERMS = 80
 mpmath at 1.5, 2, 3, 5, 10 and 30)."""
 
 
-def _log_erfc_tail(z: Array) -> Array:
-    """log(erfc(z)) for z >= _TAIL_FROM, without underflow: erfc(z) = exp(-z²)/sqrt(pi) /
-    (z + (1/2)/(z + 1/(z + (3/2)/(z + ...)))), the continued fraction summed from its end."""
+def _erfc_fraction(z: Array) -> Array:
+    """f with erfc(z) = exp(-z²)/(sqrt(pi)·f) for z >= _TAIL_FROM: the continued fraction
+    z + (1/2)/(z + 1/(z + (3/2)/(z + ...))), summed from its end."""
     f = z
     for k in range(_TAIL_TERMS, 0, -1):
         f = z + (k / 2) / f
-    return -z * z - tnp.log(f) - 0.5 * float(np.log(np.pi))
+    return f
+
+
+def _log_erfc_tail(z: Array) -> Array:
+    """log(erfc(z)) for z >= _TAIL_FROM, without underflow."""
+    return -z * z - tnp.log(_erfc_fraction(z)) - 0.5 * float(np.log(np.pi))
 
 
 def erfc(x: Any) -> Array:
@@ -76,6 +82,15 @@ def erfc(x: Any) -> Array:
     x = tnp._float(x)
     tail = x >= _TAIL_FROM
     return tnp.where(tail, tnp.exp(_log_erfc_tail(tnp.maximum(x, _TAIL_FROM))), 1.0 - erf(x))
+
+
+def erfcx(x: Any) -> Array:
+    """exp(x²)·erfc(x), without overflow where it is finite (x >= 1.5: 1/(sqrt(pi)·f),
+    `_erfc_fraction`)."""
+    x = tnp._float(x)
+    tail = x >= _TAIL_FROM
+    big = tnp.where(tail, x, _TAIL_FROM)
+    return tnp.where(tail, 1.0 / (float(np.sqrt(np.pi)) * _erfc_fraction(big)), tnp.exp(x * x) * (1.0 - erf(x)))
 
 
 def erfinv(x: Any) -> Array:
