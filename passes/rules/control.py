@@ -476,25 +476,17 @@ def checkpoint_every(loop: ir.Operation, trip_count: int | None) -> int | None:
 
 
 def _dependencies(func: ir.Operation) -> list[set[int]]:
-    """For each result of `func`, the arguments it depends on."""
+    """For each result of `func`, the arguments it depends on: one sweep over its body in
+    order (a recursion along the uses overflowed Python's stack on a body a thousand ops deep,
+    as a long scan body unrolled)."""
     block = func.regions[0].blocks[0]
-    position = {a: i for i, a in enumerate(block.arguments)}
-    memo: dict[Value, frozenset[int]] = {}
-
-    def of(value: Value) -> frozenset[int]:
-        if value in position:
-            return frozenset([position[value]])
-        if value in memo:
-            return memo[value]
-        owner = sh.producer(value)
-        found: set[int] = set()
-        if owner is not None:
-            for v in [*owner.operands, *captured_values(owner)]:
-                found |= of(v)
-        memo[value] = frozenset(found)
-        return memo[value]
-
-    return [set(of(v)) for v in region_terminator(block).operands]
+    deps: dict[Value, frozenset[int]] = {a: frozenset([i]) for i, a in enumerate(block.arguments)}
+    none: frozenset[int] = frozenset()
+    for op in block.operations:
+        found = none.union(*(deps.get(v, none) for v in [*op.operands, *captured_values(op)]))
+        for r in op.results:
+            deps[r] = found
+    return [set(deps.get(v, none)) for v in region_terminator(block).operands]
 
 
 @vjp(T.while_, sh.while_loop, adjoint="an adjoint loop running the iterations backwards, each recomputed from its "

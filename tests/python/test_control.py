@@ -448,3 +448,16 @@ def test_python_number_carries_take_the_bodys_type_as_jax(x64):
         assert jax.tree_util.tree_map(lambda a: a.dtype, ours(0.0)) == want
         assert jax.tree_util.tree_map(lambda a: a.dtype, tz.jit(ours)(0.0)) == want
         _assert_close(ours(0.0), theirs(0.0))
+
+
+def test_gradient_of_a_scan_body_a_thousand_ops_deep_is_derived():
+    """The adjoint's dependency analysis walked a loop body's uses recursively: a body 1,400
+    ops deep (a long scan step, or a short one unrolled) overflowed Python's stack."""
+    def loss(c):
+        def step(h, _):
+            for _ in range(700):
+                h = h * 0.999 + 0.001
+            return h, h
+        return tz.lax.scan(step, c, None, length=4)[1].sum()
+
+    assert "stablehlo.while" in tz.jit(tz.grad(loss)).lower(np.linspace(0.0, 1.0, 4))
