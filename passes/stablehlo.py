@@ -715,11 +715,12 @@ def sort(operands: Sequence[Value], dimension: int, descending: bool, order_by: 
     """Sorts all `operands` along `dimension`, keyed on the first (NaN last, as NumPy).
 
     IREE's sort is not stable even when asked to be; pass `order_by`, the position of an
-    iota operand, to break ties by original position.
+    iota operand, to break ties by original position (the sort is then marked unstable: its
+    order is total, and tenzr-sort-rows need not add an iota of its own).
     """
     specs = [spec(v) for v in operands]
     op = create("stablehlo.sort", specs, operands, {
-        "dimension": _i64(dimension), "is_stable": ir.BoolAttr.get(True)}, regions=1)
+        "dimension": _i64(dimension), "is_stable": ir.BoolAttr.get(order_by is None)}, regions=1)
     block = _scalar_block(op, [d for s in specs for d in (s.dtype, s.dtype)])
     with ir.InsertionPoint(block):
         lhs, rhs = block.arguments[0], block.arguments[1]

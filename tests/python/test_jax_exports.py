@@ -254,6 +254,30 @@ def test_out_of_range_writes_are_dropped_as_in_jax():
     _assert_matches_jax(f, args, program("main_value_and_grad", *args))
 
 
+def test_stable_sorts_keep_ties_in_order_as_jax():
+    """JAX's stable sorts (argsort, a sort by keys carrying values, top_k) keep equal keys in
+    their order; IREE ignores is_stable, and argsort of [1, 0, 1, 0, ...] came back
+    [1, 5, 3, 7, ...]. Values, indices and the gradients that follow the tied elements."""
+    keys = np.floor(np.linspace(0.0, 2.9, 12))[np.array([3, 11, 0, 7, 5, 9, 1, 10, 2, 8, 4, 6])]
+    weights = np.arange(1.0, 13.0)
+
+    def f(x):
+        order = jnp.argsort(jnp.floor(x))
+        by_key = lax.sort((jnp.floor(x), x * weights), num_keys=1)[1]
+        top, where = lax.top_k(jnp.floor(x), 5)
+        return (x[order] * weights).sum() + (by_key * weights).sum() + (x[where] * weights[:5]).sum() + top.sum()
+
+    args = [keys + 0.25 * np.cos(np.arange(12.0))]
+    program = _compile(f, args)
+    _assert_matches_jax(f, args, program("main_value_and_grad", *args))
+    with make_context():
+        module = parse_module(jax.jit(jnp.argsort).lower(keys).as_text())
+        lower_to_stablehlo(module, Target())
+        lowered = str(module)
+    (indices,) = Program(compile_stablehlo(lowered, Target()), Target())("main", keys)
+    np.testing.assert_array_equal(indices, np.argsort(keys, kind="stable"))
+
+
 def test_lapack_factorizations_pivot_as_lapack_and_keep_nans():
     """LU pivots on the first largest |A[i, j]| (LAPACK's idamax), so ties and a zero
     pivot give LAPACK's rows; a NaN in the matrix makes the solution NaN (never finite
