@@ -70,6 +70,9 @@ def split_reductions(module: ir.Operation) -> None:
         s = sh.spec(x)
         if splat_value(init) != identity_element(combiner, s.dtype):
             continue
+        if not dims:  # (JAX's unique(size=) and sum(axis=()) reduce over no dims: x itself)
+            replace_op(op, [x])
+            continue
         negated = sh.producer(x)
         if (len(dims) == 1 and not (combiner == "add" and s.is_float and s.shape[dims[0]] >= SPLIT_SUM_AT)
                 and not (combiner == "add" and negated is not None
@@ -84,7 +87,8 @@ def split_reductions(module: ir.Operation) -> None:
 class TenzrSplitReductions(Pass):
     flag: ClassVar[str] = "tenzr-split-reductions"
     summary: ClassVar[str] = ("Reduce one dim at a time, innermost first; sum long float rows in two stages; take "
-                              "-sum(x) for sum(-x) (orders and stages IREE compiles well).")
+                              "-sum(x) for sum(-x) (orders and stages IREE compiles well); a reduction over no dims "
+                              "from its identity is its operand.")
     example_input: ClassVar[str] = """\
 func.func @f(%x: tensor<8x4x3xf32>) -> tensor<4xf32> {
   %zero = stablehlo.constant dense<0.0> : tensor<f32>

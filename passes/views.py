@@ -155,19 +155,31 @@ def _window(attrs: dict[str, Any], rank: int) -> sh.Window:
                      attrs.get("base_dilations") or ones, attrs.get("window_dilations") or ones)
 
 
-def splat_element(value: ir.Value) -> ir.Attribute | None:
+class ComplexSplat(NamedTuple):
+    """The element of a complex splat constant (the bindings cannot read complex attributes)."""
+
+    value: complex
+
+
+_COMPLEX_SPLAT = re.compile(r"dense<\(([^,()]+),([^,()]+)\)>")
+
+
+def splat_element(value: ir.Value) -> ir.Attribute | ComplexSplat | None:
     """The element attribute every element of a splat constant (tenzr's or StableHLO's)
     holds, or None."""
     made = sh.producer(value)
     if made is None or made.name not in (T.constant.name, sh.constant.op_name):
         return None
+    if sh.spec(made.results[0]).is_complex:  # (as JAX exports them: reading the attribute raises)
+        found = _COMPLEX_SPLAT.search(str(made))
+        return None if found is None else ComplexSplat(complex(float(found[1]), float(found[2])))
     elements = made.attributes["value"]
     if not isinstance(elements, ir.DenseElementsAttr):  # (dense_resource: never a splat here)
         return None
     return elements.get_splat_value() if elements.is_splat else None
 
 
-def splat_value(value: ir.Value) -> float | int | bool | None:
+def splat_value(value: ir.Value) -> float | int | bool | complex | None:
     """The number every element of a splat constant (tenzr's or StableHLO's) holds, or None."""
     element = splat_element(value)
     return None if element is None else element.value

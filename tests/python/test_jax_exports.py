@@ -181,6 +181,12 @@ CASES = {
         [r(4, 4), r(3, 5)]),
     "batched_cholesky": (lambda a, w: (jnp.linalg.cholesky(jnp.einsum("bij,bkj->bik", a, a) + jnp.eye(3)) ** 2
                                        * w[:, None, None]).sum(), [r(2, 3, 3), r(2)]),
+    # complex reductions (their init a complex splat, which the bindings cannot read) and a
+    # reduction over no dims (unique(size=), sum(axis=())) crashed the lowering
+    "complex_sums_and_empty_reductions": (
+        lambda x: jnp.real(jnp.sum(jnp.exp(1j * x) * x)) + jnp.imag(jnp.mean(jnp.exp(2j * x)))
+        + (jnp.unique(jnp.floor(x), size=4, fill_value=0.0) * x[:4]).sum() + jnp.sum(jnp.sin(x), axis=()).sum(),
+        [r(6)]),
 }
 
 

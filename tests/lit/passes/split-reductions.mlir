@@ -42,3 +42,23 @@ func.func @from_one(%x: tensor<2x3xf32>) -> tensor<f32> {
   %0 = stablehlo.reduce(%x init: %one) applies stablehlo.add across dimensions = [0, 1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// A reduction over no dims from its identity is its operand (JAX's unique(size=) has one);
+// a complex sum's zero init is read as its identity too.
+// CHECK-LABEL: func.func @over_no_dims
+// CHECK-NOT: stablehlo.reduce
+// CHECK: return %arg0
+func.func @over_no_dims(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [] : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @complex_sum
+// CHECK: stablehlo.reduce({{.*}}) applies stablehlo.add across dimensions = [1]
+// CHECK: stablehlo.reduce({{.*}}) applies stablehlo.add across dimensions = [0]
+func.func @complex_sum(%z: tensor<2x3xcomplex<f32>>) -> tensor<complex<f32>> {
+  %zero = stablehlo.constant dense<(0.0,0.0)> : tensor<complex<f32>>
+  %0 = stablehlo.reduce(%z init: %zero) applies stablehlo.add across dimensions = [0, 1] : (tensor<2x3xcomplex<f32>>, tensor<complex<f32>>) -> tensor<complex<f32>>
+  return %0 : tensor<complex<f32>>
+}
