@@ -425,9 +425,9 @@ def _atanh(op: Op, ct: Value) -> Cotangents:
     return (sh.divide(ct, sh.subtract(_scalar(1, ct), sh.multiply(x, x))),)
 
 
-no_derivative(sh.compare, sh.sign, sh.floor, sh.ceil, sh.round_nearest_even, sh.and_, sh.or_, sh.not_, sh.xor,
-              sh.shift_left, sh.shift_right_logical, sh.shift_right_arithmetic, sh.popcnt, sh.count_leading_zeros,
-              sh.next_after, sh.bitcast_convert, sh.constant)
+no_derivative(sh.compare, sh.sign, sh.floor, sh.ceil, sh.round_nearest_even, sh.round_nearest_afz, sh.and_, sh.or_,
+              sh.not_, sh.xor, sh.shift_left, sh.shift_right_logical, sh.shift_right_arithmetic, sh.popcnt,
+              sh.count_leading_zeros, sh.next_after, sh.bitcast_convert, sh.constant)
 
 
 @lowers(T.reduce_precision)

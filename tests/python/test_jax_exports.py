@@ -187,6 +187,8 @@ CASES = {
         lambda x: jnp.real(jnp.sum(jnp.exp(1j * x) * x)) + jnp.imag(jnp.mean(jnp.exp(2j * x)))
         + (jnp.unique(jnp.floor(x), size=4, fill_value=0.0) * x[:4]).sum() + jnp.sum(jnp.sin(x), axis=()).sum(),
         [r(6)]),
+    # float floor division and lax.round export stablehlo.round_nearest_afz (no gradient rule)
+    "floor_divide_and_round": (lambda x: jnp.sum((x // 0.7) * x) + jnp.sum(lax.round(x * 2) * x), [r(6)]),
 }
 
 
