@@ -81,6 +81,25 @@ def _located(message: str, text: str, offset: int, filename: str) -> TenzrError:
     return TenzrError(message, ir.Location.file(filename, line, col))
 
 
+def check_static_shapes(module: ir.Operation) -> None:
+    """`check_static_signature` of every function of `module`."""
+    for op in module.regions[0].blocks[0].operations:
+        if op.operation.name == "func.func":
+            check_static_signature(op.operation)
+
+
+def check_static_signature(func: ir.Operation) -> None:
+    """Refuses, at the function, an argument or result of a dynamic shape (a shape-polymorphic
+    JAX export's `tensor<?x3xf32>`): every shape here is known when the program is built."""
+    ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    name = ir.StringAttr(func.attributes["sym_name"]).value
+    for what, types in (("argument", ftype.inputs), ("result", ftype.results)):
+        for i, t in enumerate(types):
+            if isinstance(t, ir.ShapedType) and not (t.has_rank and t.has_static_shape):
+                raise TenzrError(f"{what} {i} of '@{name}' has type {t}: dynamic shapes are not supported (export "
+                                 "with concrete shapes)", func.location)
+
+
 def parse_module(text: str, filename: str = "<stdin>") -> ir.Operation:
     """Parses `text` in the current context into a `builtin.module` operation.
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from tenzr.dialect.context import body_ops, captured_values, functions, module_body
+from tenzr.dialect.context import body_ops, captured_values, check_static_signature, functions, module_body
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.opdef import Op
@@ -284,6 +284,7 @@ func.func @f(%x: tensor<3xf32>, %w: tensor<3xf32>) -> tensor<f32> {
             names = [n for n, f in funcs.items() if is_public(f) and n not in rules and f.regions[0].blocks]
         in_axes, out_axes = parse_axes(self.in_axes), parse_axes(self.out_axes)
         for name in names:
+            check_static_signature(functions(module)[name])
             ftype = function_type(functions(module)[name])
             batch_function(module, name, _per(in_axes, len(ftype.inputs)), self.size,
                            _per(out_axes, len(ftype.results)))

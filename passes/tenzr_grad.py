@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from tenzr.dialect.context import body_ops, captured_values, functions, module_body
+from tenzr.dialect.context import body_ops, captured_values, check_static_signature, functions, module_body
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.functions import inline_call
 from tenzr.dialect.ir_imports import Value, ir
@@ -429,6 +429,7 @@ def _spec(type_: ir.Type) -> TensorSpec:
 def check_wrt(f: ir.Operation, name: str, wrt: Sequence[int], specs: list[TensorSpec | None],
               pass_name: str = "tenzr-grad") -> list[int]:
     """`wrt` checked against `@name`'s arguments (by default, every floating-point one)."""
+    check_static_signature(f)
     if not wrt:
         chosen = [i for i, s in enumerate(specs) if s is not None and s.is_inexact]
         if not chosen:

@@ -13,7 +13,7 @@ import tempfile
 
 from iree.compiler.tools.core import find_tool
 
-from tenzr.dialect.context import functions
+from tenzr.dialect.context import check_static_shapes, functions
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
 from tenzr.passes.registry import parse_pipeline, run_pipeline
@@ -38,6 +38,7 @@ COMPILE_TIMEOUT_S = 900
 
 def lower_to_stablehlo(module: ir.Operation, target: Target | None = None) -> None:
     """Lowers every tenzr op, cleans up, and adjusts the result for `target` if given."""
+    check_static_shapes(module)
     run_pipeline(module, parse_pipeline(LOWERING_PIPELINE), verify_each=False)
     check_compilable(module)
     if target is not None:

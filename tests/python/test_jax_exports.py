@@ -449,3 +449,19 @@ def test_a_differentiated_jax_export_compiles_for_cuda(tmp_path):
         done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
     assert (tmp_path / "g.vmfb").stat().st_size > 0
+
+
+def test_shape_polymorphic_exports_are_refused_clearly(tmp_path):
+    """A shape-polymorphic export (`tensor<?x3xf32>`) was told it had no floating-point
+    argument (tenzr-grad) and crashed tenzr-compile: each tool names the dynamic argument."""
+    b = jax.export.symbolic_shape("b")
+    polymorphic = jax.ShapeDtypeStruct((b[0], 3), jnp.float32)
+    exported = jax.export.export(jax.jit(lambda x: jnp.sum(jnp.tanh(x) * x)))(polymorphic)
+    source = tmp_path / "poly.mlir"
+    source.write_text(exported.mlir_module())
+    for command in ([_tool("tenzr-opt"), str(source), "--tenzr-grad=func=main"],
+                    [_tool("tenzr-opt"), str(source), "--tenzr-jvp=func=main"],
+                    [_tool("tenzr-compile"), str(source), "-o", str(tmp_path / "poly.vmfb")]):
+        done = subprocess.run(command, capture_output=True, text=True)
+        assert done.returncode == 1, done.stderr
+        assert "argument 0 of '@main' has type tensor<?x3xf32>: dynamic shapes are not supported" in done.stderr
