@@ -69,6 +69,17 @@ def _type_name(hint: Any) -> str:
     return {str: "string", int: "int", bool: "bool"}.get(hint, "int,int,...")
 
 
+MAX_INT_OPTION = 2**31 - 1
+"""The largest integer a pass option takes (a batch size or a number of tangents is a dim of
+a tensor type; a larger one crashed the bindings or made types no program could hold)."""
+
+
+def _bounded(value: int, where: str) -> int:
+    if abs(value) > MAX_INT_OPTION:
+        raise TenzrError(f"{where} must be between -{MAX_INT_OPTION} and {MAX_INT_OPTION}, got {value}")
+    return value
+
+
 def _convert(cls: type[Pass], name: str, text: str, hint: Any, choices: tuple[str, ...] | None) -> Any:
     where = f"option '{name}' of pass '{cls.flag}'"
     try:
@@ -77,12 +88,12 @@ def _convert(cls: type[Pass], name: str, text: str, hint: Any, choices: tuple[st
                 raise ValueError
             return text.lower() in ("true", "1")
         if hint is int:
-            return int(text)
+            return _bounded(int(text), where)
         if hint is str:
             if choices and text not in choices:
                 raise TenzrError(f"{where} must be one of {', '.join(choices)}, got '{text}'")
             return text
-        return tuple(int(v) for v in text.split(",") if v.strip())
+        return tuple(_bounded(int(v), where) for v in text.split(",") if v.strip())
     except ValueError:
         raise TenzrError(f"{where} expects {_type_name(hint)}, got '{text}'") from None
 

@@ -72,10 +72,15 @@ def test_pipeline_mixes_tenzr_and_mlir_passes_in_order():
     ("wrt=0,x", "option 'wrt' of pass 'tenzr-grad' expects int,int,..., got '0,x'"),
     ("mode", "option 'mode' of pass 'tenzr-grad' must be written key=value"),
     ("depth=3", "pass 'tenzr-grad' has no option 'depth'"),
+    ("wrt=0,99999999999999999999", "option 'wrt' of pass 'tenzr-grad' must be between -2147483647 and 2147483647"),
+    ("tenzr-batch size=100000000000", "option 'size' of pass 'tenzr-batch' must be between"),
+    ("tenzr-jvp width=99999999999999999999", "option 'width' of pass 'tenzr-jvp' must be between"),
 ])
 def test_bad_options(text, message):
+    """(A batch size or width too large for a tensor's dim crashed the bindings, or passed.)"""
+    flag, _, options = text.rpartition(" ") if text.startswith("tenzr-") else ("tenzr-grad", "", text)
     with pytest.raises(TenzrError, match=message):
-        make_pass("tenzr-grad", text)
+        make_pass(flag, options)
 
 
 def test_options_parse_to_typed_fields():
