@@ -5,8 +5,9 @@
 
 Inputs are `.npy` files or literals (a number, nan, inf or nested list, optionally
 `:dtype` with dtype one of f16 bf16 f32 f64 i1 i32 i64 complex<f32> complex<f64>; without
-one, a literal takes the element type the function declares). Results print to stdout, or are saved as `result0.npy`,
-`result1.npy`, ... with --output-dir.
+one, a literal takes the element type the function declares; a `.npy` file of 2-byte
+voids, as NumPy saves bfloat16 arrays, is bfloat16). Results print to stdout, or are saved
+as `result0.npy`, `result1.npy`, ... with --output-dir.
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ def parse_input(text: str, declared: TensorSpec | None = None) -> np.ndarray:
             array = np.load(text, allow_pickle=False)
         except (OSError, ValueError) as e:
             raise TenzrError(f"cannot read input '{text}': {e}") from None
+        if array.dtype.kind == "V" and array.dtype.itemsize == 2:  # (bfloat16: .npy files cannot name it)
+            import ml_dtypes
+
+            array = array.view(ml_dtypes.bfloat16)
         return _checked(text, array.astype(array.dtype.newbyteorder("=")) if not array.dtype.isnative else array)
     literal, colon, dtype = text.rpartition(":") if ":" in text else (text, "", "")
     if colon and dtype not in ELEMENT_TYPES:

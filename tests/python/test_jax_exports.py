@@ -465,3 +465,17 @@ def test_shape_polymorphic_exports_are_refused_clearly(tmp_path):
         done = subprocess.run(command, capture_output=True, text=True)
         assert done.returncode == 1, done.stderr
         assert "argument 0 of '@main' has type tensor<?x3xf32>: dynamic shapes are not supported" in done.stderr
+
+
+def test_tenzr_run_reads_bfloat16_npy_files(tmp_path):
+    """NumPy saves bfloat16 arrays (ml_dtypes', as JAX's and tenzr-run's own results) as
+    2-byte voids: tenzr-run refused its own bfloat16 results as inputs."""
+    import ml_dtypes
+
+    from tenzr.tools.tenzr_run import parse_input
+
+    values = np.array([1.5, -2.25, 3.0], ml_dtypes.bfloat16)
+    np.save(tmp_path / "x.npy", values)
+    loaded = parse_input(str(tmp_path / "x.npy"))
+    assert loaded.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(loaded.astype(np.float32), [1.5, -2.25, 3.0])
