@@ -46,10 +46,10 @@ def lower_to_stablehlo(module: ir.Operation, target: Target | None = None) -> No
 
 
 def check_compilable(module: ir.Operation) -> None:
-    """Refuses, at their locations, what IREE would crash on or never finish compiling: an
-    op of no dialect it knows ("foo.bar", kept by tenzr-opt as mlir-opt keeps it with
-    --allow-unregistered-dialect), and recursion among the module's own functions (calls
-    that reach their own function)."""
+    """Refuses, at their locations, what IREE would crash on, reject obscurely or never finish
+    compiling: a module without a function, an op of no dialect it knows ("foo.bar", kept
+    by tenzr-opt as mlir-opt keeps it with --allow-unregistered-dialect), and recursion
+    among the module's own functions (calls that reach their own function)."""
     unknown: list[ir.Operation] = []
     context = module.context
 
@@ -59,6 +59,8 @@ def check_compilable(module: ir.Operation) -> None:
         return ir.WalkResult.ADVANCE
 
     module.walk(visit)
+    if not any(f.regions[0].blocks for f in functions(module).values()):
+        raise TenzrError("nothing to compile: the module defines no function", module.location)
     if unknown:  # (raised outside the walk, whose callback cannot raise)
         raise TenzrError(f"unknown op '{unknown[0].name}': no dialect IREE compiles has it", unknown[0].location)
     callees = {name: _calls(func) for name, func in functions(module).items()}

@@ -24,6 +24,7 @@
 // What IREE would crash on, or never finish compiling, is refused where it is.
 // RUN: not tenzr-compile %inputs/recursion.mlir -o %t.rec 2>&1 | filecheck %s --check-prefix=RECURSION
 // RUN: not tenzr-compile %inputs/unknown-op.mlir --emit=stablehlo 2>&1 | filecheck %s --check-prefix=UNKNOWN
+// RUN: not tenzr-compile %inputs/no-function.mlir -o %t.none 2>&1 | filecheck %s --check-prefix=NOFUNCTION
 // NaN and infinities are literals too.
 // RUN: tenzr-run %t.vmfb --function=f_value_and_grad --input="[nan, -inf, 1]" | filecheck %s --check-prefix=NAN
 
@@ -57,6 +58,7 @@
 // FEATURES-NEXT: {{^}}14.{{$}}
 // RECURSION: recursion.mlir:6:8: error: recursion (@f -> @g -> @f): IREE cannot compile a function that calls itself
 // UNKNOWN: unknown-op.mlir:2:8: error: unknown op 'foo.bar': no dialect IREE compiles has it
+// NOFUNCTION: no-function.mlir:2:1: error: nothing to compile: the module defines no function
 // NAN: result[1]: float32[3] =
 // NAN-NEXT: [ nan -inf   2.]
 

@@ -1,0 +1,3 @@
+// A module without a function: nothing to compile (IREE said "outer module does not contain a vm.module op").
+module {
+}
