@@ -59,10 +59,11 @@ func.func @sort_descending(%x: tensor<5xf32>) -> tensor<5xf32> {
   return %0 : tensor<5xf32>
 }
 
-// The iota operand breaks ties by position: IREE's sort is not stable on its own.
+// The iota operand breaks ties by position: IREE's sort is not stable on its own. The
+// order is then total, so the sort is marked unstable (tenzr-sort-rows adds no iota).
 // CHECK-LABEL: func.func @argsort
 // CHECK: %[[IDS:.*]] = stablehlo.iota dim = 1 : tensor<2x5xi64>
-// CHECK: %[[S:.*]]:2 = "stablehlo.sort"(%{{.*}}, %[[IDS]]) <{dimension = 1 : i64, is_stable = true}>
+// CHECK: %[[S:.*]]:2 = "stablehlo.sort"(%{{.*}}, %[[IDS]]) <{dimension = 1 : i64, is_stable = false}>
 // CHECK: ^bb0(%{{.*}}: tensor<f32>, %{{.*}}: tensor<f32>, %[[I:.*]]: tensor<i64>, %[[J:.*]]: tensor<i64>):
 // CHECK: stablehlo.compare LT, %[[I]], %[[J]], SIGNED
 // CHECK: return %[[S]]#1
