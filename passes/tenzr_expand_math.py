@@ -34,6 +34,11 @@ handles well (the lowering pipeline runs it after `convert-tenzr-to-stablehlo`).
 - An int64 `popcnt` or `count_leading_zeros` counts the two 32-bit halves: IREE 3.13's
   portable Vulkan target, which emulates 64-bit integers, fails on them ("failed to
   legalize unresolved target materialization from ('i64') to ('vector<2xi32>')").
+- A 0-d `convert` between 32- and 64-bit integers, one unsigned (JAX's random numbers with
+  x64 turn int64 counters into uint32 words): IREE runs it in its host VM, which has no
+  unsigned integers ("failed to legalize operation 'arith.trunci' ... (i64) -> ui32"). It
+  goes through signless integers: bitcasts, a truncation or sign extension, and a mask
+  after extending an unsigned value.
 - A boolean `convert` to a real float is a `select` of 1 and 0: IREE 3.13 looks through such
   a conversion into a data-tiled matmul (`dot(x < y, w)`, a dropout mask or a binarized batch
   times weights) and fails to compile it ("failed to legalize unresolved source
@@ -438,6 +443,32 @@ def int_to_float64(x: Value) -> Value:
     return total
 
 
+_WIDE_INTEGERS = frozenset({"i32", "i64", "ui32", "ui64"})
+"""The integer types `integer_convert` takes (tenzr has no signless 8- or 16-bit type)."""
+
+
+def integer_convert(x: Value, dtype: str) -> Value:
+    """convert(x) to the integer type `dtype` through signless integers alone: widened from
+    an unsigned type by sign extension and a mask, narrowed by truncation; bitcasts give
+    the signedness."""
+    unsigned, bits = _INTEGER.fullmatch(sh.spec(x).dtype).groups()  # type: ignore[union-attr]
+    wanted = int(_INTEGER.fullmatch(dtype)[2])  # type: ignore[index]
+    v = sh.bitcast_convert(x, f"i{bits}")
+    if wanted != int(bits):
+        v = sh.convert(v, f"i{wanted}")
+        if unsigned and wanted > int(bits):
+            v = sh.and_(v, _c((1 << int(bits)) - 1, v))
+    return sh.bitcast_convert(v, dtype)
+
+
+def _scalar_unsigned_convert(op: ir.Operation) -> Callable[[Value], Value] | None:
+    result, operand = sh.spec(op.results[0]), sh.spec(op.operands[0])
+    if result.rank or not (result.dtype.startswith("u") or operand.dtype.startswith("u")) \
+            or not all(s.dtype in _WIDE_INTEGERS for s in (result, operand)):
+        return None
+    return lambda x: integer_convert(x, result.dtype)
+
+
 def _bool_to_float(op: ir.Operation) -> Callable[[Value], Value] | None:
     result = sh.spec(op.results[0])
     if sh.spec(op.operands[0]).dtype != "i1" or not result.is_float or result.is_complex:
@@ -482,7 +513,9 @@ def _real_rule(op: ir.Operation) -> Callable[..., Value] | None:
     if any(spec_of_type(v.type) is None for v in (*op.operands, *op.results)):
         return None  # (unsigned integers, tokens: nothing here rewrites them)
     if op.name == sh.convert.op_name:
-        return int_to_float64 if _scalar_int_to_float64(op) else _bool_to_float(op)
+        if _scalar_int_to_float64(op):
+            return int_to_float64
+        return _scalar_unsigned_convert(op) or _bool_to_float(op)
     rule = _EXPANSIONS.get(op.name)
     return rule[0] if rule is not None and rule[1](sh.spec(op.results[0]).dtype) else None
 
@@ -498,14 +531,13 @@ class TenzrExpandMath(Pass):
     flag: ClassVar[str] = "tenzr-expand-math"
     summary: ClassVar[str] = ("Rewrite float stablehlo.power, float32 sine and tan of negative numbers, float64 "
                               "sine, cosine, tan, tanh, atan2, cbrt, remainder, log_plus_one and "
-                              "exponential_minus_one, and "
-                              "complex exponential, log, sqrt, rsqrt, sine, cosine, tan, tanh, log_plus_one, "
-                              "exponential_minus_one and power, 0-d integer to float64 conversions, boolean to "
-                              "float conversions and int64 popcnt and count_leading_zeros, into StableHLO that IREE "
-                              "compiles correctly (NumPy's results for negative and zero bases; IREE's CPU backend "
-                              "has none of these in float64, its host VM no integer to float64 conversion, its data "
-                              "tiling fails on boolean matmul operands, its portable Vulkan target on 64-bit bit "
-                              "counts).")
+                              "exponential_minus_one, complex exponential, log, sqrt, rsqrt, sine, cosine, tan, tanh, "
+                              "log_plus_one, exponential_minus_one and power, 0-d integer to float64 and unsigned "
+                              "integer conversions, boolean to float conversions and int64 popcnt and "
+                              "count_leading_zeros, into StableHLO that IREE compiles correctly (NumPy's results for "
+                              "negative and zero bases; IREE's CPU backend has none of these in float64, its host VM "
+                              "no integer to float64 conversion nor unsigned integers, its data tiling fails on "
+                              "boolean matmul operands, its portable Vulkan target on 64-bit bit counts).")
     example_input: ClassVar[str] = """\
 func.func @f(%x: tensor<3xf64>) -> tensor<3xf64> {
   %0 = stablehlo.sine %x : tensor<3xf64>

@@ -479,3 +479,44 @@ def test_tenzr_run_reads_bfloat16_npy_files(tmp_path):
     loaded = parse_input(str(tmp_path / "x.npy"))
     assert loaded.dtype == ml_dtypes.bfloat16
     np.testing.assert_array_equal(loaded.astype(np.float32), [1.5, -2.25, 3.0])
+
+
+def test_x64_exports_drawing_random_numbers_compile_and_match_jax():
+    """With x64, jax.random's exports convert 0-d int64 counters to uint32 (and back), which
+    IREE's host VM could not ("failed to legalize operation 'arith.trunci' ... (i64) -> ui32"):
+    the same bits and numbers as JAX."""
+    def f(x):
+        key = jax.random.key(7)
+        bits = jax.random.bits(jax.random.fold_in(key, 3), (4,))
+        return jnp.sum(x * jax.random.uniform(key, (3,))) + jnp.sum(jax.random.normal(key, (2,))), bits
+
+    x = np.array([1.0, 2.0, 3.0])
+    with make_context():
+        module = parse_module(jax.jit(f).lower(x).as_text())
+        lower_to_stablehlo(module, Target())
+        lowered = str(module)
+    value, bits = Program(compile_stablehlo(lowered, Target()), Target())("main", x)
+    want_value, want_bits = jax.jit(f)(x)
+    np.testing.assert_allclose(value, want_value, rtol=1e-15)
+    np.testing.assert_array_equal(bits, want_bits)
+
+
+@pytest.mark.parametrize("source, target", [("i64", "ui32"), ("ui32", "i64"), ("ui32", "ui64"), ("ui64", "ui32"),
+                                            ("i32", "ui64"), ("ui64", "i32"), ("ui32", "i32"), ("i64", "ui64")])
+def test_scalar_integer_conversions_with_unsigned_types_wrap_as_numpy(source, target):
+    """0-d conversions to or from unsigned integers go through signless ones (tenzr-expand-math;
+    IREE's host VM has none, test_x64_exports_drawing_random_numbers...): the values NumPy's
+    astype gives, extremes included."""
+    kinds = {"i32": np.int32, "i64": np.int64, "ui32": np.uint32, "ui64": np.uint64}
+    info = np.iinfo(kinds[source])
+    text = (f"func.func @main(%x: tensor<{source}>) -> tensor<{target}> {{\n"
+            f"  %0 = stablehlo.convert %x : (tensor<{source}>) -> tensor<{target}>\n"
+            f"  return %0 : tensor<{target}>\n}}\n")
+    with make_context():
+        module = parse_module(text)
+        lower_to_stablehlo(module, Target())
+        program = Program(compile_stablehlo(str(module), Target()), Target())
+    for value in (info.min, info.max, 0, 1, info.max // 3, info.min // 5):
+        x = np.array(value, kinds[source])
+        (got,) = program("main", x)
+        assert np.asarray(got).dtype == kinds[target] and np.asarray(got) == x.astype(kinds[target]), (value, got)

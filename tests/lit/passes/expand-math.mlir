@@ -238,3 +238,19 @@ func.func @unsigned(%u: tensor<3xui32>) -> tensor<3xf64> {
   %0 = stablehlo.convert %u : (tensor<3xui32>) -> tensor<3xf64>
   return %0 : tensor<3xf64>
 }
+
+// -----
+
+// A 0-d conversion between 32- and 64-bit integers, one unsigned, goes through signless
+// ones (IREE's host VM has no unsigned integers): truncation, or sign extension and a mask.
+// CHECK-LABEL: func.func @unsigned_scalars
+// CHECK: stablehlo.convert %arg0 : (tensor<i64>) -> tensor<i32>
+// CHECK: stablehlo.bitcast_convert %{{.*}} : (tensor<i32>) -> tensor<ui32>
+// CHECK: stablehlo.bitcast_convert %{{.*}} : (tensor<ui32>) -> tensor<i32>
+// CHECK: %[[W:.*]] = stablehlo.convert %{{.*}} : (tensor<i32>) -> tensor<i64>
+// CHECK: stablehlo.and %[[W]], %{{.*}} : tensor<i64>
+func.func @unsigned_scalars(%x: tensor<i64>) -> tensor<i64> {
+  %0 = stablehlo.convert %x : (tensor<i64>) -> tensor<ui32>
+  %1 = stablehlo.convert %0 : (tensor<ui32>) -> tensor<i64>
+  return %1 : tensor<i64>
+}
