@@ -58,16 +58,18 @@ def erf(x: Any) -> Array:
 _TAIL_FROM = 1.5
 """Where erfc leaves 1 - erf(x), which loses its relative precision as erf(x) nears 1, for
 its continued fraction (_log_erfc_tail)."""
-_TAIL_TERMS = 80
-"""Terms of that continued fraction: from 1.5 on, within 1e-15 of log(erfc) (checked with
-mpmath at 1.5, 2, 3, 5, 10 and 30)."""
+_TAIL_TERMS = {"f64": 80, "f32": 28}
+"""Terms of that continued fraction (f32's also for narrower types): from 1.5 on, 80 are
+within 1e-15 of log(erfc) (checked with mpmath at 1.5, 2, 3, 5, 10 and 30), 28 within 5e-9
+of erfc (at 1.5, 1.6, 2 and 3). Each term is two ops, and the gradient doubles them: a
+float32 log_ndtr's gradient compiled in 1.0 s of IREE's CPU with 80 (0.4 with log(ndtr))."""
 
 
 def _erfc_fraction(z: Array) -> Array:
     """f with erfc(z) = exp(-z²)/(sqrt(pi)·f) for z >= _TAIL_FROM: the continued fraction
     z + (1/2)/(z + 1/(z + (3/2)/(z + ...))), summed from its end."""
     f = z
-    for k in range(_TAIL_TERMS, 0, -1):
+    for k in range(_TAIL_TERMS.get(z.spec.dtype, _TAIL_TERMS["f32"]), 0, -1):
         f = z + (k / 2) / f
     return f
 
