@@ -18,13 +18,15 @@ from typing import Any
 import numpy as np
 
 from tenzr import numpy_api as tnp
+from tenzr import numpy_lib as tlib
 from tenzr.core import Array, asarray, check_arguments, dtype_name, emit, shape_tuple, user_location
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.types import numpy_dtype
 from tenzr.flags import default_float
+from tenzr.lax import top_k as _top_k
 
-__all__ = ["PRNGKey", "bernoulli", "bits", "categorical", "fold_in", "gumbel", "key", "normal", "permutation",
+__all__ = ["PRNGKey", "bernoulli", "bits", "categorical", "choice", "fold_in", "gumbel", "key", "normal", "permutation",
            "randint", "split", "uniform"]
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
@@ -247,6 +249,46 @@ def permutation(key: Any, x: Any, axis: int = 0) -> Array:
     x = asarray(x)
     (axis,) = tnp._axes(axis, x.ndim)
     return tnp.take(x, _shuffle(key, tnp.arange(x.shape[axis], dtype=np.int32)), axis=axis, mode="promise_in_bounds")
+
+
+def choice(key: Any, a: Any, shape: Sequence[int] = (), replace: bool = True, p: Any = None,
+           axis: int = 0) -> Array:
+    """JAX's: `shape` draws from range(a) for an int a, else from a's slices along `axis`,
+    with or without replacement, with probabilities `p` (uniform by default), by JAX's
+    rules: a permutation's first rows without replacement, the cumulated p searched by
+    uniform numbers with it, Gumbel top-k with both; the same numbers as JAX's, except with
+    replacement and no p (randint: not JAX's bits)."""
+    shape = shape_tuple(shape)
+    x = None if isinstance(a, (int, np.integer)) else asarray(a)
+    if x is not None:
+        (axis,) = tnp._axes(axis, x.ndim)
+    n = int(a) if x is None else x.shape[axis]
+    draws = math.prod(shape)
+    if draws == 0:
+        return tnp.zeros(shape, np.int32 if x is None else x.dtype)
+    if n <= 0:
+        raise TenzrError("tz.random.choice: a must be greater than 0 unless no samples are taken", user_location())
+    if not replace and draws > n:
+        raise TenzrError(f"tz.random.choice: cannot take a larger sample (size {draws}) than the population (size {n}) "
+                         "when replace=False", user_location())
+    if p is None and not replace:
+        drawn = permutation(key, n if x is None else x, axis)
+        result = tlib.take(drawn, tnp.arange(draws), axis=0 if x is None else axis, mode="promise_in_bounds")
+    else:
+        if p is None:
+            index = randint(key, shape, 0, n)
+        else:
+            p = tnp._float(p)
+            if p.shape != (n,):
+                raise TenzrError(f"tz.random.choice: p must be None or a vector of a's {n} choices, got shape "
+                                 f"{p.shape}", user_location())
+            if replace:
+                cumulated = tlib.cumsum(p)
+                index = tlib.searchsorted(cumulated, cumulated[-1] * (1 - uniform(key, shape, p.dtype))).astype(int)
+            else:
+                index = _top_k(gumbel(key, (n,), p.dtype) + tnp.log(p), draws)[1].astype(int)
+        result = index if x is None else tlib.take(x, index, axis=axis, mode="promise_in_bounds")
+    return tnp.reshape(result, shape if x is None else (*x.shape[:axis], *shape, *x.shape[axis + 1:]))
 
 
 def _shuffle(key: Any, values: Array) -> Array:

@@ -93,3 +93,21 @@ def test_bad_keys_are_clear_errors():
         tz.random.normal(np.zeros(2), (2,))
     with pytest.raises(tz.TenzrError, match="float32 or float64"):
         tz.random.uniform(tz.random.PRNGKey(0), (2,), np.int32)
+
+
+def test_choice_draws_jaxs_numbers():
+    """Without replacement, with probabilities, or both: JAX's numbers (a permutation's first
+    rows, the cumulated p searched by uniform numbers, Gumbel top-k), from an int or an
+    array along an axis. With replacement and no p, randint's own (range and shape)."""
+    key, jkey = tz.random.key(3), jax.random.PRNGKey(3)
+    p = np.array([0.1, 0.2, 0.3, 0.4], np.float32)
+    a = np.arange(12.0, dtype=np.float32).reshape(4, 3)
+    for options in [dict(shape=(2,), replace=False), dict(shape=(5,), p=p), dict(shape=(3,), replace=False, p=p)]:
+        np.testing.assert_array_equal(tz.random.choice(key, 4, **options), jax.random.choice(jkey, 4, **options))
+        np.testing.assert_array_equal(tz.random.choice(key, a, **options), jax.random.choice(jkey, a, **options))
+    np.testing.assert_array_equal(tz.random.choice(key, a, shape=(2,), replace=False, axis=1),
+                                  jax.random.choice(jkey, a, shape=(2,), replace=False, axis=1))
+    drawn = tz.random.choice(key, 5, shape=(200, 3))
+    assert drawn.shape == (200, 3) and set(np.unique(drawn)) == {0, 1, 2, 3, 4}
+    with pytest.raises(tz.TenzrError, match="cannot take a larger sample"):
+        tz.random.choice(key, 3, shape=(4,), replace=False)
