@@ -83,9 +83,8 @@ def _located(message: str, text: str, offset: int, filename: str) -> TenzrError:
 
 def check_static_shapes(module: ir.Operation) -> None:
     """`check_static_signature` of every function of `module`."""
-    for op in module.regions[0].blocks[0].operations:
-        if op.operation.name == "func.func":
-            check_static_signature(op.operation)
+    for func in functions(module).values():
+        check_static_signature(func)
 
 
 def check_static_signature(func: ir.Operation) -> None:

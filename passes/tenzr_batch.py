@@ -284,8 +284,9 @@ func.func @f(%x: tensor<3xf32>, %w: tensor<3xf32>) -> tensor<f32> {
             names = [n for n, f in funcs.items() if is_public(f) and n not in rules and f.regions[0].blocks]
         in_axes, out_axes = parse_axes(self.in_axes), parse_axes(self.out_axes)
         for name in names:
-            check_static_signature(functions(module)[name])
-            ftype = function_type(functions(module)[name])
+            func = functions(module)[name]
+            check_static_signature(func)
+            ftype = function_type(func)
             batch_function(module, name, _per(in_axes, len(ftype.inputs)), self.size,
                            _per(out_axes, len(ftype.results)))
 

@@ -23,6 +23,7 @@ from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.types import TensorSpec
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import Pass, register
+from tenzr.passes.views import iota_along
 
 
 def _stable(op: ir.Operation) -> bool:
@@ -44,12 +45,6 @@ def _inlined(comparator: ir.Block, values: list[ir.Value]) -> ir.Value:
     return result
 
 
-def _iota_along(value: ir.Value, dimension: int) -> bool:
-    made = sh.producer(value)
-    return made is not None and made.name == sh.iota.op_name \
-        and ir.IntegerAttr(made.attributes["iota_dimension"]).value == dimension
-
-
 def _ties_broken(op: ir.Operation) -> list[ir.Value]:
     """The results of a copy of a stable sort `op` whose ties go by position: its comparator
     less(a, b) becomes less(a, b) or (not less(b, a) and i < j) for the positions i, j of an
@@ -59,7 +54,7 @@ def _ties_broken(op: ir.Operation) -> list[ir.Value]:
     dimension = ir.IntegerAttr(op.attributes["dimension"]).value
     operands = list(op.operands)
     specs = [sh.spec(v) for v in operands]
-    at = next((k for k, v in enumerate(operands) if _iota_along(v, dimension)), None)
+    at = next((k for k, v in enumerate(operands) if iota_along(v, dimension)), None)
     if at is None:
         at = len(operands)
         specs.append(specs[0].with_dtype("i32"))

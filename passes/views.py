@@ -171,12 +171,19 @@ def splat_element(value: ir.Value) -> ir.Attribute | ComplexSplat | None:
     if made is None or made.name not in (T.constant.name, sh.constant.op_name):
         return None
     if sh.spec(made.results[0]).is_complex:  # (as JAX exports them: reading the attribute raises)
-        found = _COMPLEX_SPLAT.search(str(made))
+        found = _COMPLEX_SPLAT.search(made.get_asm(large_elements_limit=1))  # (a splat prints whole, others elided)
         return None if found is None else ComplexSplat(complex(float(found[1]), float(found[2])))
     elements = made.attributes["value"]
     if not isinstance(elements, ir.DenseElementsAttr):  # (dense_resource: never a splat here)
         return None
     return elements.get_splat_value() if elements.is_splat else None
+
+
+def iota_along(value: ir.Value, dimension: int) -> bool:
+    """Whether `value` is a stablehlo.iota counting along `dimension`."""
+    made = sh.producer(value)
+    return made is not None and made.name == sh.iota.op_name \
+        and ir.IntegerAttr(made.attributes["iota_dimension"]).value == dimension
 
 
 def splat_value(value: ir.Value) -> float | int | bool | complex | None:

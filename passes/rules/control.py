@@ -28,6 +28,7 @@ from tenzr.dialect.ir_imports import Value, ir
 from tenzr.dialect.opdef import Op
 from tenzr.dialect.types import INT_TYPES, TensorSpec, spec_of
 from tenzr.passes import stablehlo as sh
+from tenzr.passes.regions import has_uses
 from tenzr.passes.rules import Cotangents, Tangents, batch, jvp, lowers, vjp
 from tenzr.passes.rules.batching import Batched, materialized
 from tenzr.passes.views import splat_value
@@ -223,7 +224,7 @@ def row_writes(loop: ir.Operation) -> list[RowWrite]:
     returned = list(region_terminator(body).operands)
     found = []
     for m, argument in enumerate(body.arguments):
-        if m == c or any(True for _ in cond.arguments[m].uses):
+        if m == c or has_uses(cond.arguments[m]):
             continue
         uses = [(u.owner, u.operand_number) for u in argument.uses]
         writes = [o for o, k in uses if o.name == sh.dynamic_update_slice.op_name and k == 0]

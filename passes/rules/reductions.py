@@ -15,7 +15,7 @@ from tenzr.passes import stablehlo as sh
 from tenzr.passes.rules import Cotangents, Lowering, linear, lowers, vjp
 from tenzr.passes.rules.indexing import full_indices, identity_element, scatter_along
 from tenzr.passes.rules.shape import unpad, unslice
-from tenzr.passes.views import view
+from tenzr.passes.views import iota_along
 
 # --------------------------------------------------------------------------- lowerings
 
@@ -209,7 +209,7 @@ def _selecting_reduce(op: Op, cts: tuple[Value, ...]) -> Cotangents:
     assert op.operation is not None
     n = len(op.operands) // 2
     dims = tuple(op["dimensions"])
-    position = next((j for j in range(n) if _is_iota_along(op.operands[j], dims)), None)
+    position = next((j for j in range(n) if len(dims) == 1 and iota_along(op.operands[j], dims[0])), None)
     if len(dims) != 1 or position is None or not _body_selects(op.operation, n) \
             or any(op.wants(n + j) for j in range(n)):
         raise TenzrError("'stablehlo.reduce' op with several operands has a gradient rule when its body selects "
@@ -229,12 +229,6 @@ def _selecting_reduce(op: Op, cts: tuple[Value, ...]) -> Cotangents:
                                        "EQ"))
         grads.append(sh.select(there, sh.broadcast_in_dim(cts[k], x.shape, kept), sh.zeros(spec)))
     return (*grads, *[None] * n)
-
-
-def _is_iota_along(value: Value, dims: tuple[int, ...]) -> bool:
-    producer = sh.producer(value)
-    return producer is not None and producer.name == sh.iota.op_name and len(dims) == 1 \
-        and view(producer)["iota_dimension"] == dims[0]
 
 
 def _body_selects(operation: ir.Operation, n: int) -> bool:
