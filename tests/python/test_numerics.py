@@ -126,3 +126,12 @@ def test_log_ndtr_stays_finite_and_accurate_in_both_tails(dtype):
                                rtol=tolerance, atol=0)
     np.testing.assert_allclose(tz.scipy.special.erfc(x / 4), special.erfc(x.astype(np.float64) / 4).astype(dtype),
                                rtol=tolerance, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_erfc_slope_where_its_continued_fraction_takes_over(dtype):
+    """erfc switches to its continued fraction at 1.5: the slope there, and on either side, is
+    -2/sqrt(pi)·exp(-x²) (a maximum(x, 1.5) clamp gave half of it at exactly 1.5)."""
+    x = np.array([1.4999, 1.5, 1.5001, 3.0], dtype)
+    slope = tz.grad(lambda v: tz.scipy.special.erfc(v).sum())(x)
+    np.testing.assert_allclose(slope, -2 / np.sqrt(np.pi) * np.exp(-x.astype(np.float64) ** 2), rtol=1e-5)

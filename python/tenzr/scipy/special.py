@@ -82,8 +82,8 @@ def _log_erfc_tail(z: Array) -> Array:
 def erfc(x: Any) -> Array:
     """1 - erf(x), to its relative precision where it is tiny (x >= 1.5: _log_erfc_tail)."""
     x = tnp._float(x)
-    tail = x >= _TAIL_FROM
-    return tnp.where(tail, tnp.exp(_log_erfc_tail(tnp.maximum(x, _TAIL_FROM))), 1.0 - erf(x))
+    tail = x >= _TAIL_FROM  # (the tail sees x only where it is taken: maximum(x, 1.5) halved the slope at 1.5)
+    return tnp.where(tail, tnp.exp(_log_erfc_tail(tnp.where(tail, x, _TAIL_FROM))), 1.0 - erf(x))
 
 
 def erfcx(x: Any) -> Array:
