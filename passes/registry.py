@@ -8,9 +8,14 @@ MLIR's `PassManager`, in the order given.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
+import re
+import sys
+import tempfile
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -145,11 +150,24 @@ def tenzr_step(p: Pass) -> Step:
 
 def mlir_step(text: str) -> Step:
     """A step that runs MLIR pass(es) `text` (e.g. `canonicalize` or `func.func(cse)`)."""
-    try:
-        manager = passmanager.PassManager.parse(f"builtin.module({text})")
-    except (ValueError, ir.MLIRError) as e:
-        detail = str(e).splitlines()[-1].strip() if str(e) else ""
-        raise TenzrError(f"unknown pass or bad pipeline '{text}'" + (f": {detail}" if detail else "")) from None
+    failure = ""
+    with _native_stderr() as printed:  # (MLIR prints some option errors itself, and may go on)
+        try:
+            manager = passmanager.PassManager.parse(f"builtin.module({text})")
+            if "pipeline" in text:  # (the inliner parses default-pipeline whenever it runs on a function)
+                with ir.Location.unknown():
+                    manager.run(ir.Module.parse("func.func @probe() { return }").operation)
+        except (ValueError, ir.MLIRError) as e:
+            failure = str(e)
+    problems = [p for p in map(_problem, (printed[0] + "\n" + failure).splitlines()) if p]
+    if not problems:
+        sys.stderr.write(printed[0])
+    else:
+        detail = next((p.partition("error: ")[2] for p in problems if "error: " in p), problems[0])
+        unknown = re.match(r"'([^']*)' does not refer to a registered pass", detail)
+        if unknown and text.startswith(unknown[1]):
+            raise TenzrError(f"unknown pass or bad pipeline '{text}': {detail}")
+        raise TenzrError(f"bad options or pipeline in '{text}': {detail}")
 
     def run(module: ir.Operation) -> None:
         try:
@@ -158,6 +176,33 @@ def mlir_step(text: str) -> Step:
             raise TenzrErrors(from_mlir_error(e, f"pass '{text}' failed")) from None
 
     return Step(text, run)
+
+
+def _problem(line: str) -> str:
+    """A line of MLIR's pipeline errors that says something: not an echo of the input, its
+    caret, nor the bindings' "failed to add" trailer."""
+    line = line.strip().lstrip(": ")
+    if not line or line == "^" or line.startswith("failed to add") or ("error: " not in line and " " not in line):
+        return ""
+    return line
+
+
+@contextlib.contextmanager
+def _native_stderr() -> Iterator[list[str]]:
+    """Captures what native code writes to file descriptor 2 meanwhile, as the one string in
+    the list it yields."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    printed: list[str] = []
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield printed
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            printed.append(sink.read().decode(errors="replace"))
 
 
 def make_step(name: str, options: str = "") -> Step:

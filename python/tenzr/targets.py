@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
 import math
 import platform
 import re
+import subprocess
 from dataclasses import dataclass
+
+from iree.compiler.tools.core import find_tool
 
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.passes import stablehlo as sh
@@ -97,6 +101,23 @@ class Target:
     def __post_init__(self) -> None:
         if self.name not in TARGET_NAMES:
             raise TenzrError(f"unknown target '{self.name}' (choose one of: {', '.join(TARGET_NAMES)})")
+        if self.name == "cpu" and (self.cpu != "host" or self.cpu_features):
+            self._check_llvm_names()
+
+    def _check_llvm_names(self) -> None:
+        """LLVM ignores a CPU or feature it does not know, with a warning per use, and then
+        may fail with an unrelated error ("64-bit code requested on a subtarget that doesn't
+        support it"); so both are checked against its list before compiling."""
+        cpus, features = llvm_cpu_names()
+        if not cpus:
+            return  # (no listing to check against: LLVM's own messages will have to do)
+        if self.cpu != "host" and self.cpu not in cpus:
+            raise TenzrError(f"unknown CPU '{self.cpu}' for {platform.machine()}" + _suggest(self.cpu, cpus | {"host"}))
+        for feature in filter(None, self.cpu_features.split(",")):
+            if feature[:1] not in "+-" or feature[1:] not in features:
+                hint = _suggest(feature.lstrip("+-"), features) if feature[:1] in "+-" else (
+                    "; write +feature to enable one or -feature to disable it")
+                raise TenzrError(f"unknown CPU feature '{feature}' for {platform.machine()}" + hint)
 
     @property
     def driver(self) -> str:
@@ -233,6 +254,31 @@ def host_cpu_flags() -> str:
     except OSError:
         return platform.machine()
     return "".join(sorted(set(lines)))
+
+
+@functools.cache
+def llvm_cpu_names() -> tuple[frozenset[str], frozenset[str]]:
+    """The CPU names and features that IREE's LLVM knows for this machine's architecture, read
+    from the listing LLVM prints for the CPU `help` (empty where it prints none)."""
+    command = [find_tool("iree-compile"), "-", "-o", "-", "--iree-hal-target-device=local",
+               "--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=help"]
+    try:
+        listing = subprocess.run(command, input=b"module {}", capture_output=True, timeout=60).stderr.decode()
+    except (OSError, subprocess.TimeoutExpired):
+        return frozenset(), frozenset()
+    sections = re.split(r"^Available (CPUs|features) for this target:$", listing, flags=re.MULTILINE)
+    named = dict(zip(sections[1::2], sections[2::2], strict=True))
+
+    def names(section: str) -> frozenset[str]:
+        return frozenset(re.findall(r"^  (\S+)\s+- ", named.get(section, ""), flags=re.MULTILINE))
+
+    return names("CPUs"), names("features")
+
+
+def _suggest(name: str, known: frozenset[str] | set[str]) -> str:
+    close = difflib.get_close_matches(name, sorted(known), n=3)
+    return (f" (did you mean {' or '.join(close)}?)" if close
+            else f" ({len(known)} are known: `iree-compile --iree-llvmcpu-target-cpu=help` lists them)")
 
 
 def as_target(target: str | Target) -> Target:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import itertools
+import platform
 
 import numpy as np
 import pytest
@@ -280,6 +281,19 @@ def test_cuda_keeps_float64():
     # IREE demotes float64 to float32 unless told not to (found running the op table on an H200)
     assert "--iree-input-demote-f64-to-f32=false" in Target("cuda").compiler_flags()
     assert "--iree-input-demote-f64-to-f32=false" in Target("cpu").compiler_flags()
+
+
+@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"), reason="x86-64 CPU names")
+def test_unknown_llvm_cpus_and_features_are_refused_with_suggestions():
+    # LLVM ignores them with a warning per use, then may fail elsewhere ("64-bit code
+    # requested on a subtarget that doesn't support it")
+    with pytest.raises(TenzrError, match=r"unknown CPU 'skylake-avx' .*did you mean skylake-avx512"):
+        Target(cpu="skylake-avx")
+    with pytest.raises(TenzrError, match=r"unknown CPU feature '\+avx513f' .*did you mean avx512f"):
+        Target(cpu_features="+avx2,+avx513f")
+    with pytest.raises(TenzrError, match="write \\+feature to enable one"):
+        Target(cpu_features="avx2")
+    assert Target(cpu="x86-64-v3", cpu_features="-avx512f,+fma").cpu == "x86-64-v3"
 
 
 def test_cpus_without_avx512_get_data_tiling_without_aggressive_fusion():

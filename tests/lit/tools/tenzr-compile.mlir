@@ -21,6 +21,10 @@
 // CPU features alone are added to the host architecture's baseline CPU.
 // RUN: tenzr-compile %s --cpu-features=+sse4.2 -o %t.features.vmfb
 // RUN: tenzr-run %t.features.vmfb --function=f --input="[1, 2, 3]" | filecheck %s --check-prefix=FEATURES
+// An unknown CPU or feature is refused before LLVM ignores it (and then fails elsewhere).
+// RUN: not tenzr-compile %s --cpu=znver -o %t.cpu 2>&1 | filecheck %s --check-prefix=CPU
+// RUN: not tenzr-compile %s --cpu-features=+avx2,+bogus -o %t.cpu 2>&1 | filecheck %s --check-prefix=FEATURE
+// RUN: not tenzr-compile %s --cpu-features=avx2 -o %t.cpu 2>&1 | filecheck %s --check-prefix=FEATURESIGN
 // What IREE would crash on, or never finish compiling, is refused where it is.
 // RUN: not tenzr-compile %inputs/recursion.mlir -o %t.rec 2>&1 | filecheck %s --check-prefix=RECURSION
 // RUN: not tenzr-compile %inputs/unknown-op.mlir --emit=stablehlo 2>&1 | filecheck %s --check-prefix=UNKNOWN
@@ -67,3 +71,9 @@ func.func @f(%x: tensor<3xf32>) -> tensor<f32> {
   %1 = "tenzr.reduce_sum"(%0) : (tensor<3xf32>) -> tensor<f32>
   return %1 : tensor<f32>
 }
+
+// CPU: error: unknown CPU 'znver' for {{.*}} (did you mean znver
+// CPU-NOT: is not a recognized processor
+// FEATURE: error: unknown CPU feature '+bogus' for
+// FEATURE-NOT: is not a recognized feature
+// FEATURESIGN: error: unknown CPU feature 'avx2' for {{.*}}; write +feature to enable one or -feature to disable it

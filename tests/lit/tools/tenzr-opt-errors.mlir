@@ -28,6 +28,16 @@
 // RUN: not tenzr-opt %s --pass-pipeline="builtin.module(not-a-pass)" 2>&1 | filecheck %s --check-prefix=PIPEPASS
 // PIPEPASS: error: unknown pass or bad pipeline 'not-a-pass'
 
+// MLIR prints some option errors itself and goes on (the inliner parses default-pipeline
+// only when it runs on a function): each is still an error and a non-zero exit.
+// RUN: not tenzr-opt %s --pass-pipeline="builtin.module(inline{default-pipeline=bogus})" 2>&1 | filecheck %s --check-prefix=INNER
+// INNER: error: bad options or pipeline in 'inline{default-pipeline=bogus}': 'bogus' does not refer to a registered pass or pass pipeline
+// INNER-NOT: MLIR Textual PassPipeline Parser
+// RUN: not tenzr-opt %s --canonicalize="max-iterations=x" 2>&1 | filecheck %s --check-prefix=MLIROPT
+// MLIROPT: error: bad options or pipeline in 'canonicalize{max-iterations=x}': for the --max-iterations option: 'x' value invalid for long argument!
+// RUN: not tenzr-opt %s --inline="nope=1" 2>&1 | filecheck %s --check-prefix=MLIRNAME
+// MLIRNAME: error: bad options or pipeline in 'inline{nope=1}': <Pass-Options-Parser>: no such option nope
+
 // RUN: not tenzr-opt %s %s 2>&1 | filecheck %s --check-prefix=TWO
 // TWO: error: expects one input file, got 2
 
