@@ -24,7 +24,7 @@ from tenzr.core import (
     ndarray,
 )
 from tenzr.dialect.diagnostics import TenzrError
-from tenzr.flags import config
+from tenzr.flags import config, disable_jit
 from tenzr.forward import custom_jvp, hessian, jacfwd, jacrev, jvp, linearize
 from tenzr.numpy_api import (
     abs,

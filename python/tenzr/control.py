@@ -17,13 +17,14 @@ from typing import Any
 import numpy as np
 
 from tenzr.batching import vmap
-from tenzr.core import Array, ShapeDtype, asarray, current_trace, user_location
+from tenzr.core import Array, ShapeDtype, array, asarray, current_trace, user_location
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.functions import inline_call
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.types import TensorSpec, ir_type, numpy_dtype
-from tenzr.numpy_api import clip, concatenate
+from tenzr.flags import config, disable_jit
+from tenzr.numpy_api import clip, concatenate, stack
 from tenzr.passes.rules.control import CHECKPOINT_EVERY
 from tenzr.pytree import TreeDef, flatten, unflatten
 from tenzr.transforms import Traced, jit, trace_into
@@ -111,9 +112,32 @@ def _shown(tree: TreeDef, specs: Sequence[TensorSpec]) -> str:
     return str(unflatten(tree, [str(s) for s in specs])).replace("'", "")
 
 
-def _eager(fn: Callable, *args: Any) -> Any:
-    """Outside a trace, a control-flow call is compiled and run on its own."""
-    return jit(fn)(*args)
+def _eager(fn: Callable, *args: Any, unjitted: Callable[[], Any]) -> Any:
+    """Outside a trace, a control-flow call is compiled and run on its own; under
+    `tz.disable_jit`, `unjitted` runs it as Python's control flow would."""
+    return unjitted() if config.jax_disable_jit else jit(fn)(*args)
+
+
+def _python_while(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], val: Any) -> Any:
+    val = tree_map(array, val)  # (as JAX's: a Python number starts a float32 or int32 carry)
+    while bool(np.asarray(cond_fun(val))):
+        val = body_fun(val)
+    return val
+
+
+def _python_scan(f: Callable[[Any, Any], Any], carry: Any, xs: Any, length: int | None, reverse: bool) -> Any:
+    leaves, tree = flatten(xs)
+    steps = int(np.shape(leaves[0])[0]) if leaves else length
+    if steps is None:
+        raise TenzrError("tz.lax.scan: without xs, length must be given", user_location())
+    if steps == 0:  # (no step to stack: the compiled scan knows the stacked outputs' types)
+        with disable_jit(False):
+            return jit(lambda c, x: scan(f, c, x, length))(carry, xs)
+    ys = []
+    for i in reversed(range(steps)) if reverse else range(steps):
+        carry, y = f(carry, unflatten(tree, [leaf[i] for leaf in leaves]) if leaves else None)
+        ys.append(y)
+    return carry, tree_map(lambda *rows: stack(rows), *(ys[::-1] if reverse else ys))
 
 
 # --------------------------------------------------------------------------- loops
@@ -124,7 +148,8 @@ def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], i
     `jax.lax.while_loop`. Unlike JAX, reverse mode differentiates it, whatever the trip
     count (see `tenzr.passes.rules.control`)."""
     if current_trace() is None:
-        return _eager(lambda v: while_loop(cond_fun, body_fun, v), init_val)
+        return _eager(lambda v: while_loop(cond_fun, body_fun, v), init_val,
+                      unjitted=lambda: _python_while(cond_fun, body_fun, init_val))
     init, tree = _leaves(init_val)
     specs = _specs(init)
     avals = _avals(tree, init)
@@ -167,7 +192,9 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_
     with Python int bounds it is a `scan` (its trip count known, a small body unrolled, or
     `unroll` steps per iteration as scan's), otherwise a while loop."""
     if current_trace() is None:
-        return _eager(lambda v: fori_loop(lower, upper, body_fun, v, unroll=unroll), init_val)
+        return _eager(lambda v: fori_loop(lower, upper, body_fun, v, unroll=unroll), init_val,
+                      unjitted=lambda: functools.reduce(lambda v, i: body_fun(array(i), v),
+                                                        range(int(lower), int(upper)), init_val))
     if all(isinstance(b, (int, np.integer)) for b in (lower, upper)):  # (as JAX: a scan, unrolled as scan's)
         start_at = int(lower)
         return _scan(lambda i, v, _: (body_fun(i + start_at, v), None), init_val, None, max(int(upper) - start_at, 0),
@@ -230,7 +257,7 @@ def scan(f: Callable[[Any, Any], Any], init: Any, xs: Any = None, length: int | 
     16 steps); the plain gradient is then the way."""
     if current_trace() is None:
         return _eager(lambda c, x: scan(f, c, x, length, reverse, unroll, checkpoint_every=checkpoint_every),
-                      init, xs)
+                      init, xs, unjitted=lambda: _python_scan(f, init, xs, length, reverse))
     return _scan(f, init, xs, length, reverse, unroll, indexed=False, what="tz.lax.scan: f's carry output",
                  checkpoint_every=checkpoint_every)
 
@@ -409,7 +436,8 @@ def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -
     if not branches:
         raise TenzrError("tz.lax.switch needs at least one branch", user_location())
     if current_trace() is None:
-        return _eager(lambda i, *ops: switch(i, branches, *ops), index, *operands)
+        return _eager(lambda i, *ops: switch(i, branches, *ops), index, *operands,
+                      unjitted=lambda: branches[min(max(int(index), 0), len(branches) - 1)](*operands))
     return _case("tz.lax.switch", clip(_int_scalar(index), 0, len(branches) - 1), list(branches), operands)
 
 
@@ -417,7 +445,8 @@ def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
     """`true_fun(*operands) if pred else false_fun(*operands)`, as `jax.lax.cond`: both are
     traced, the one `pred` picks runs."""
     if current_trace() is None:
-        return _eager(lambda p, *ops: cond(p, true_fun, false_fun, *ops), pred, *operands)
+        return _eager(lambda p, *ops: cond(p, true_fun, false_fun, *ops), pred, *operands,
+                      unjitted=lambda: (true_fun if bool(np.asarray(pred)) else false_fun)(*operands))
     p = asarray(pred)
     if p.shape != ():
         raise TenzrError(f"tz.lax.cond: pred must be a scalar, got {p.spec}", user_location())

@@ -561,6 +561,37 @@ class ConcreteArray(np.ndarray):
         traced code (`requested_dtype`: float32, int32 and complex64 without x64)."""
         return super().astype(requested_dtype(dtype), *args, **kwargs)
 
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """NumPy's, with JAX's promotion for arithmetic and comparisons, as in traced code: an
+        integer array with a float one, or with a Python float, is float (float32 without x64:
+        NumPy makes float64), and integers divided are float; scalars are weak."""
+        if "out" not in kwargs and kwargs.get("dtype") is None:
+            if method == "__call__":
+                inputs = _jax_promoted(ufunc, inputs)
+            elif method in ("reduce", "accumulate") and ufunc in (np.add, np.multiply):
+                kind = inputs[0].dtype  # (JAX: sums at least in the default integer, cumulative ones in their own)
+                if kind.kind in "biu":
+                    kwargs["dtype"] = _summed(kind) if method == "reduce" or kind.kind == "b" else kind
+        plain = [np.asarray(x) if isinstance(x, ConcreteArray) else x for x in inputs]
+        if "out" in kwargs:
+            kwargs["out"] = tuple(np.asarray(x) if isinstance(x, ConcreteArray) else x for x in kwargs["out"])
+        result = getattr(ufunc, method)(*plain, **kwargs)
+        if method == "at":
+            return None
+        if isinstance(result, tuple):
+            return tuple(r.view(ConcreteArray) if type(r) is np.ndarray else r for r in result)
+        return result.view(ConcreteArray) if type(result) is np.ndarray else result
+
+    def mean(self, axis: Any = None, dtype: Any = None, *args: Any, **kwargs: Any) -> Any:
+        """NumPy's, with integers averaged in JAX's default float (NumPy's is float64)."""
+        return super().mean(axis, _float_for_integers(self, dtype), *args, **kwargs)
+
+    def var(self, axis: Any = None, dtype: Any = None, *args: Any, **kwargs: Any) -> Any:
+        return super().var(axis, _float_for_integers(self, dtype), *args, **kwargs)
+
+    def std(self, axis: Any = None, dtype: Any = None, *args: Any, **kwargs: Any) -> Any:
+        return super().std(axis, _float_for_integers(self, dtype), *args, **kwargs)
+
     def __array_wrap__(self, array: np.ndarray, context: Any = None, return_scalar: bool = False) -> Any:
         # (NumPy's scalars from reductions to one value, as for any ndarray: hashable, np.floating)
         if return_scalar:
@@ -586,6 +617,60 @@ class ConcreteArray(np.ndarray):
         if descending:
             return np.flip(np.sort(np.flip(a, axis), axis, kind="stable"), axis).view(ConcreteArray)
         return np.sort(a, axis, kind="stable").view(ConcreteArray)
+
+
+_JAX_PROMOTED = frozenset({
+    np.add, np.subtract, np.multiply, np.true_divide, np.floor_divide, np.remainder, np.fmod, np.divmod, np.power,
+    np.float_power, np.maximum, np.minimum, np.fmax, np.fmin, np.arctan2, np.hypot, np.copysign, np.nextafter,
+    np.logaddexp, np.logaddexp2, np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal})
+"""NumPy's binary ufuncs whose operands JAX promotes to one type."""
+
+
+def _float_for_integers(a: np.ndarray, dtype: Any) -> Any:
+    return _inexact(a.dtype) if dtype is None and a.dtype.kind in "biu" else dtype
+
+
+def _inexact(dtype: np.dtype) -> np.dtype:
+    """JAX's float for an integer or bool type: float64 for 64-bit integers, else float32."""
+    return np.dtype(np.float64 if dtype.itemsize == 8 else np.float32)
+
+
+def _summed(dtype: np.dtype) -> np.dtype:
+    """JAX's type for a sum or product of integers or bools: at least the default integer."""
+    if dtype.kind == "u":
+        return np.promote_types(dtype, np.dtype(f"u{default_int().itemsize}"))
+    return default_int() if dtype.kind == "b" else np.promote_types(dtype, default_int())
+
+
+def _jax_promoted(ufunc: np.ufunc, inputs: tuple) -> tuple:
+    """`inputs` cast to the one type JAX's promotion gives them (arrays strong; Python and
+    NumPy scalars weak, as `_is_scalar`), where it differs from NumPy's: an integer or bool
+    array meeting a float one (or a weak float) becomes float, as do integers given to a
+    function whose result is float (`true_divide`, `sin`, `sqrt`, ...)."""
+    if ufunc not in _JAX_PROMOTED:
+        if ufunc.nin == 1 and isinstance(inputs[0], np.ndarray) and inputs[0].dtype.kind in "biu" and (
+                np.dtype(ufunc.resolve_dtypes((inputs[0].dtype, None))[-1]).kind == "f"):
+            return (inputs[0].astype(_inexact(inputs[0].dtype)),)
+        return inputs
+    strong = [np.dtype(x.dtype) for x in inputs if isinstance(x, np.ndarray)]
+    weak = [np.asarray(x).dtype.kind if isinstance(x, np.generic) else type(x).__name__[0]
+            for x in inputs if _is_scalar(x)]
+    inexact = [d for d in strong if d.kind in "fc"]
+    if inexact:
+        target = np.result_type(*inexact)
+        if target.kind == "f" and "c" in weak:
+            target = np.result_type(target, np.complex64)
+    elif "c" in weak:
+        target = default_complex()
+    elif "f" in weak:
+        target = default_float()
+    elif ufunc is np.true_divide and strong:
+        joined = np.result_type(*strong)
+        target = _inexact(default_int() if joined.kind == "b" and "i" in weak else joined)
+    else:
+        return inputs
+    return tuple(x.astype(target) if isinstance(x, (np.ndarray, np.generic)) and x.dtype != target else x
+                 for x in inputs)
 
 
 class _AnyArray(type):

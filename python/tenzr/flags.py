@@ -1,6 +1,8 @@
 """Process-wide flags, read and set as JAX's `jax.config` (`tz.config.update(name, value)`).
 
-One flag has an effect: `jax_enable_x64`. Off (the default), Python floats and ints are
+Two flags have an effect. `jax_disable_jit` (also `tz.disable_jit()`): `tz.jit` functions
+run op by op, and `tz.lax`'s loops and conditionals as Python's. `jax_enable_x64`: off (the
+default), Python floats and ints are
 float32 and int32 (weakly typed), and creation functions (`zeros`, `ones`, `eye`,
 `arange` ...) and integer-to-float conversions (`exp` of ints, `/`) make float32 and
 int32. On, the same make float64 and int64, as in JAX. NumPy arrays keep their dtype
@@ -9,6 +11,8 @@ either way (JAX narrows float64 arrays to float32 while the flag is off; Tenzr d
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -19,7 +23,9 @@ from tenzr.dialect.diagnostics import TenzrError
 class Config:
     """JAX's `jax.config`: `update(name, value)`, `read(name)` and attribute reads."""
 
-    _FLAGS: ClassVar[dict[str, Any]] = {"jax_enable_x64": False}
+    _FLAGS: ClassVar[dict[str, Any]] = {"jax_enable_x64": False, "jax_disable_jit": False}
+    _UNTRACED: ClassVar[frozenset[str]] = frozenset({"jax_disable_jit"})
+    """Flags no traced program depends on."""
 
     def __init__(self) -> None:
         object.__setattr__(self, "_values", dict(self._FLAGS))
@@ -46,10 +52,24 @@ class Config:
 
     def state(self) -> tuple:
         """What traced programs depend on (part of every compiled-program cache key)."""
-        return tuple(sorted(self._values.items()))
+        return tuple(sorted((k, v) for k, v in self._values.items() if k not in self._UNTRACED))
 
 
 config = Config()
+
+
+@contextlib.contextmanager
+def disable_jit(disable: bool = True) -> Iterator[None]:
+    """JAX's `jax.disable_jit`: within it, `tz.jit` functions run op by op (each operation
+    compiled and run at once, as outside jit) and `tz.lax`'s loops and conditionals as
+    Python's, so `print` and a debugger see the values. `grad`, `vmap` and the other
+    transformations still trace their function, as JAX's do."""
+    before = config.jax_disable_jit
+    config.update("jax_disable_jit", disable)
+    try:
+        yield
+    finally:
+        config.update("jax_disable_jit", before)
 
 
 def default_float() -> np.dtype:

@@ -464,6 +464,8 @@ class jit(Traceable):  # JAX's name
 
     @api_boundary
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if config.jax_disable_jit and not traced_leaves(flatten((args, kwargs))[0]):
+            return self.fn(*args, **kwargs)  # (op by op: tz.disable_jit)
         return Traceable.__call__(*self._bound(args, kwargs))
 
     @api_boundary

@@ -753,3 +753,35 @@ def test_array_creation_and_difference_names_as_jax():
                          (tz.fix(np.array([-1.5, -0.5, 0.5, 2.7])), np.fix(np.array([-1.5, -0.5, 0.5, 2.7])))]:
         assert np.asarray(ours).dtype == np.asarray(theirs).dtype
         np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("x64_on", [False, True], ids=["x32", "x64"])
+def test_eager_array_operators_promote_as_jax(x64_on):
+    """NumPy's operators on tz's eager arrays (tz.asarray, results) promote by JAX's rule, as
+    traced code does: integers meeting floats (arrays or Python floats) become float, an
+    integer division or sin of integers is the default float, integer sums stay 32-bit."""
+    ints, floats = np.array([1, 2, 3], np.int32), np.array([0.5, 1.5, 2.5], np.float32)
+    halves, flags = np.array([1, 2, 4], np.float16), np.array([True, False, True])
+    cases = {"i/2": lambda i, f, h, b: i / 2, "i/i": lambda i, f, h, b: i / i,
+             "i*2.5": lambda i, f, h, b: i * 2.5, "i+f": lambda i, f, h, b: i + f,
+             "h*i": lambda i, f, h, b: h * i, "b+f": lambda i, f, h, b: b + f,
+             "i<f": lambda i, f, h, b: i < f, "i*1j": lambda i, f, h, b: i * 1j,
+             "f**i": lambda i, f, h, b: f ** i, "i//2": lambda i, f, h, b: i // 2,
+             "max(i,f)": lambda i, f, h, b: np.maximum(i, f) if isinstance(i, np.ndarray) else jnp.maximum(i, f),
+             "sin(i)": lambda i, f, h, b: np.sin(i) if isinstance(i, np.ndarray) else jnp.sin(i),
+             "i.sum()": lambda i, f, h, b: i.sum(), "b.sum()": lambda i, f, h, b: b.sum(),
+             "i.mean()": lambda i, f, h, b: i.mean(), "i.cumsum()": lambda i, f, h, b: i.cumsum(),
+             "f*2": lambda i, f, h, b: f * 2, "i+1": lambda i, f, h, b: i + 1}
+    tz.config.update("jax_enable_x64", x64_on)
+    jax.config.update("jax_enable_x64", x64_on)
+    try:
+        ours = [tz.asarray(a) for a in (ints, floats, halves, flags)]
+        theirs = [jnp.asarray(a) for a in (ints, floats, halves, flags)]
+        for name, case in cases.items():
+            got, want = case(*ours), case(*theirs)
+            assert np.asarray(got).dtype == want.dtype, name
+            assert isinstance(got, tz.ndarray) or np.ndim(got) == 0, name
+            np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-3, err_msg=name)
+    finally:
+        tz.config.update("jax_enable_x64", False)
+        jax.config.update("jax_enable_x64", True)

@@ -461,3 +461,44 @@ def test_gradient_of_a_scan_body_a_thousand_ops_deep_is_derived():
         return tz.lax.scan(step, c, None, length=4)[1].sum()
 
     assert "stablehlo.while" in tz.jit(tz.grad(loss)).lower(np.linspace(0.0, 1.0, 4))
+
+
+def test_disable_jit_runs_jitted_functions_and_loops_as_python_as_jax():
+    def program(np_, lax_, seen):
+        def f(x, n):
+            def body(i, v):
+                seen.append(float(v.sum()))  # (a value, not a tracer: only without jit)
+                return v * 2 + i
+
+            y = lax_.fori_loop(0, n, body, x)
+            z = lax_.cond(y.sum() > 10, lambda a: a + 1, lambda a: a - 1, y)
+            c, ys = lax_.scan(lambda c, x: (c + x, c * x), 0.0, np_.arange(4.0), reverse=True)
+            w = lax_.while_loop(lambda v: v < 100, lambda v: v * 3, 1.0)
+            s = lax_.switch(5, [lambda a: a, lambda a: -a], z)
+            return z, c, ys, w, s
+        return f
+
+    x = np.ones(3, np.float32)
+    seen, jax_seen = [], []
+    with tz.disable_jit():
+        got = tz.jit(program(tz, tz.lax, seen), static_argnums=1)(x, 3)
+        assert tz.config.jax_disable_jit
+    jax.config.update("jax_enable_x64", False)  # (as tz here)
+    try:
+        with jax.disable_jit():
+            want = jax.jit(program(jax.numpy, jax.lax, jax_seen), static_argnums=1)(x, 3)
+    finally:
+        jax.config.update("jax_enable_x64", True)
+    assert not tz.config.jax_disable_jit
+    assert seen == jax_seen == [3.0, 6.0, 15.0]
+    for g, w in zip(tz.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want), strict=True):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+        assert np.asarray(g).dtype == np.asarray(w).dtype and np.shape(g) == np.shape(w)
+    tz.config.update("jax_disable_jit", True)
+    try:
+        assert tz.jit(lambda v: type(v))(x) is np.ndarray  # (the argument as given, untraced)
+        # (JAX refuses a scan of no steps here; its stacked outputs' types come from tracing)
+        _, empty = tz.lax.scan(lambda c, x: (c, c * x), np.float32(1), np.zeros((0, 2), np.float32))
+        assert empty.shape == (0, 2) and empty.dtype == np.float32
+    finally:
+        tz.config.update("jax_disable_jit", False)
