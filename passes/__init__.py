@@ -2,6 +2,7 @@
 
 from tenzr.passes import (
     convert_tenzr_to_stablehlo,
+    tenzr_barrier_constant_reductions,
     tenzr_batch,
     tenzr_block_loop_writes,
     tenzr_bound_indices,
@@ -32,6 +33,7 @@ from tenzr.passes import (
     tenzr_tile_heavy_results,
     tenzr_transpose_after_concatenate,
     tenzr_verify,
+    tenzr_widen_bool_concatenates,
     tenzr_widen_boundary,
 )
 from tenzr.passes.registry import PASSES, parse_pipeline, run_pipeline
@@ -41,6 +43,7 @@ __all__ = [
     "convert_tenzr_to_stablehlo",
     "parse_pipeline",
     "run_pipeline",
+    "tenzr_barrier_constant_reductions",
     "tenzr_batch",
     "tenzr_block_loop_writes",
     "tenzr_bound_indices",
@@ -71,5 +74,6 @@ __all__ = [
     "tenzr_tile_heavy_results",
     "tenzr_transpose_after_concatenate",
     "tenzr_verify",
+    "tenzr_widen_bool_concatenates",
     "tenzr_widen_boundary",
 ]

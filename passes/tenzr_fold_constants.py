@@ -75,8 +75,29 @@ def _fold(op: ir.Operation) -> Callable[..., np.ndarray] | None:
     return _FOLDS[op.name]
 
 
+_SPLAT_MOVES = {sh.concatenate.op_name: None, sh.pad.op_name: None, sh.slice_.op_name: 1, sh.transpose.op_name: 1,
+                sh.reverse.op_name: 1, sh.dynamic_slice.op_name: 1}
+"""Ops that move elements: of splats (the first `n` operands, or all), a splat. IREE folds
+them itself, and 3.13 then miscompiles a reduction of a conversion of the splat made (the
+sum of a concatenation of true and true, as int32, was 1)."""
+
+
+def _moved_splat(op: ir.Operation) -> np.ndarray | None:
+    """The splat value `op` makes from splats of one value, or None."""
+    read = [_value(v) for v in list(op.operands)[:_SPLAT_MOVES[op.name]]]
+    if any(v is None or v.ndim for v in read) or any(v != read[0] for v in read[1:]):
+        return None
+    return read[0]
+
+
 def fold_constants(module: ir.Operation) -> None:
-    for op in ops_named(module, {*_FOLDS, *_FLOAT_FOLDS, sh.compare.op_name}):
+    for op in ops_named(module, {*_FOLDS, *_FLOAT_FOLDS, *_SPLAT_MOVES, sh.compare.op_name}):
+        if op.name in _SPLAT_MOVES:
+            value = _moved_splat(op)
+            if value is not None:
+                with op.location, ir.InsertionPoint(op):
+                    replace_op(op, [sh.constant(value.item(), sh.spec(op.results[0]))])
+            continue
         if any(spec_of_type(v.type) is None for v in (*op.operands, *op.results)):
             continue  # (unsigned integers: left to IREE)
         result = sh.spec(op.results[0])

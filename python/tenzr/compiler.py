@@ -25,7 +25,7 @@ LOWERING_PIPELINE = ("builtin.module(tenzr-expand-lapack,tenzr-expand-fft,conver
                      "tenzr-transpose-after-concatenate,tenzr-fold-slices,tenzr-reverse-before-strided-slice,"
                      "tenzr-split-reductions,tenzr-sort-rows,tenzr-bound-indices,tenzr-split-scatter-windows,"
                      "tenzr-order-scatter-dims,tenzr-simplify-loops,tenzr-block-loop-writes,tenzr-elementwise-before-reshapes,"
-                     "tenzr-fold-constants,canonicalize,tenzr-concatenate-wide-pads,cse,tenzr-copy-in-place-operands)")
+                     "tenzr-widen-bool-concatenates,tenzr-fold-constants,canonicalize,tenzr-concatenate-wide-pads,cse,tenzr-copy-in-place-operands,tenzr-barrier-constant-reductions)")
 """Lowering (JAX's LAPACK calls, FFTs and CHLO's ops, as JAX exports them, become StableHLO too),
 then the forms IREE compiles well and the workarounds of its bugs and departures from
 StableHLO's semantics (each a pass with its own lit test), then MLIR's cleanups."""

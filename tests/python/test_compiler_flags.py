@@ -515,3 +515,26 @@ def test_updating_an_argument_the_function_also_returns_leaves_the_argument_alon
             for got, expected in zip(tz.jit(f)(x, np.int32(3)), want, strict=True):
                 np.testing.assert_array_equal(got, expected)
     np.testing.assert_array_equal(x, np.arange(10.0).reshape(2, 5))  # (the caller's array is untouched)
+
+
+def test_concatenations_of_booleans_and_reductions_of_constants_run_right():
+    """IREE 3.13 wrote two concatenations of booleans sharing an operand into one buffer (the
+    first came out all false; tenzr-widen-bool-concatenates), and reduced an elementwise op
+    of a splat it had folded over one element of the reduced dims (7 trues as int32 summed
+    to 1, exp(zeros(7)) to 1, a gradient of 5 was 1; tenzr-barrier-constant-reductions)."""
+    f = np.array([0.5, 2.0, -1.0], np.float32)
+
+    def program(f, y):
+        first = tz.full((1,), True)
+        return (tz.concatenate([first, tz.logical_and(f > 0, f < 1)]), tz.concatenate([first, f > 0]),
+                tz.sum(tz.concatenate([tz.full((3,), True), tz.full((4,), True)]), dtype=np.int32),
+                tz.pad(tz.full((2,), 2.0), 1, constant_values=2.0).astype(np.int32).sum(),
+                tz.exp(tz.zeros(7)).sum(), tz.sqrt(tz.full((5, 4), 4.0)).sum(1),
+                tz.full((7,), 1.5, np.float16).astype(np.float32).sum(),
+                tz.grad(lambda y: (tz.exp(tz.zeros(5)) * y).sum())(y))
+
+    got = tz.jit(program)(f, np.float32(1))
+    want = (np.concatenate([[True], (f > 0) & (f < 1)]), np.concatenate([[True], f > 0]), 7, 8, 7.0,
+            np.full(5, 8.0), 10.5, 5.0)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(np.asarray(g), w)

@@ -76,3 +76,35 @@ func.func @kept(%x: tensor<f32>) -> (tensor<i32>, tensor<i1>, tensor<complex<f32
   %5 = stablehlo.broadcast_in_dim %v, dims = [1] : (tensor<2xi32>) -> tensor<2x2xi32>
   return %0, %1, %2, %3, %4, %5 : tensor<i32>, tensor<i1>, tensor<complex<f32>>, tensor<f32>, tensor<i32>, tensor<2x2xi32>
 }
+
+// Concatenations, pads, slices, transposes, reversals and dynamic slices of splats of one
+// value are that splat (IREE folds them itself, then miscompiles a sum of the splat
+// converted: 1 for the seven trues below); of other values they stay.
+// CHECK-LABEL: func.func @moved_splats
+// CHECK: %[[SEVEN:.*]] = stablehlo.constant dense<1> : tensor<7xi32>
+// CHECK: stablehlo.reduce(%[[SEVEN]]
+// CHECK-DAG: %[[PADDED:.*]] = stablehlo.constant dense<2.000000e+00> : tensor<2x6xf32>
+// CHECK-DAG: %[[MOVED:.*]] = stablehlo.constant dense<2.000000e+00> : tensor<2x1xf32>
+// CHECK-NOT: stablehlo.pad
+// CHECK-NOT: stablehlo.transpose
+// CHECK-NOT: stablehlo.reverse
+// CHECK-NOT: stablehlo.dynamic_slice
+// CHECK: %[[MIXED:.*]] = stablehlo.concatenate
+// CHECK: return %{{.*}}, %[[PADDED]], %[[MOVED]], %[[MIXED]]
+func.func @moved_splats(%i: tensor<i32>) -> (tensor<i32>, tensor<2x6xf32>, tensor<2x1xf32>, tensor<7xi1>) {
+  %t3 = stablehlo.constant dense<true> : tensor<3xi1>
+  %t4 = stablehlo.constant dense<true> : tensor<4xi1>
+  %f4 = stablehlo.constant dense<false> : tensor<4xi1>
+  %0 = stablehlo.concatenate %t3, %t4, dim = 0 : (tensor<3xi1>, tensor<4xi1>) -> tensor<7xi1>
+  %1 = stablehlo.convert %0 : (tensor<7xi1>) -> tensor<7xi32>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %2 = stablehlo.reduce(%1 init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<7xi32>, tensor<i32>) -> tensor<i32>
+  %two = stablehlo.constant dense<2.0> : tensor<3x2xf32>
+  %pad = stablehlo.constant dense<2.0> : tensor<f32>
+  %3 = stablehlo.transpose %two, dims = [1, 0] : (tensor<3x2xf32>) -> tensor<2x3xf32>
+  %4 = stablehlo.pad %3, %pad, low = [0, 1], high = [0, 2], interior = [0, 0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x6xf32>
+  %5 = stablehlo.reverse %4, dims = [1] : tensor<2x6xf32>
+  %6 = stablehlo.dynamic_slice %5, %i, %i, sizes = [2, 1] : (tensor<2x6xf32>, tensor<i32>, tensor<i32>) -> tensor<2x1xf32>
+  %7 = stablehlo.concatenate %t3, %f4, dim = 0 : (tensor<3xi1>, tensor<4xi1>) -> tensor<7xi1>
+  return %2, %4, %6, %7 : tensor<i32>, tensor<2x6xf32>, tensor<2x1xf32>, tensor<7xi1>
+}

@@ -1,0 +1,24 @@
+// tenzr-barrier-constant-reductions: a reduction of a value no argument reaches reads it
+// through an optimization barrier (IREE 3.13 reduced a folded elementwise op of a splat
+// over one element: the sum of exp(zeros(7)) was 1).
+// RUN: tenzr-opt %s --tenzr-barrier-constant-reductions | filecheck %s
+
+// CHECK-LABEL: func.func @sums
+// CHECK: %[[E:.*]] = stablehlo.exponential
+// CHECK: %[[B:.*]] = stablehlo.optimization_barrier %[[E]] : tensor<7xf32>
+// CHECK: stablehlo.reduce(%[[B]] init:
+// A splat itself, and a value an argument reaches, are reduced as they are.
+// CHECK: stablehlo.reduce(%{{cst.*}} init:
+// CHECK: %[[M:.*]] = stablehlo.multiply
+// CHECK-NEXT: stablehlo.reduce(%[[M]] init:
+// CHECK-NOT: optimization_barrier
+func.func @sums(%x: tensor<7xf32>) -> (tensor<f32>, tensor<f32>, tensor<f32>) {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %zeros = stablehlo.constant dense<0.0> : tensor<7xf32>
+  %0 = stablehlo.exponential %zeros : tensor<7xf32>
+  %1 = stablehlo.reduce(%0 init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<7xf32>, tensor<f32>) -> tensor<f32>
+  %2 = stablehlo.reduce(%zeros init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<7xf32>, tensor<f32>) -> tensor<f32>
+  %3 = stablehlo.multiply %0, %x : tensor<7xf32>
+  %4 = stablehlo.reduce(%3 init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<7xf32>, tensor<f32>) -> tensor<f32>
+  return %1, %2, %4 : tensor<f32>, tensor<f32>, tensor<f32>
+}
