@@ -831,10 +831,10 @@ def all(a: ArrayLike, axis: Any = None, out: None = None, keepdims: bool = False
 
 def any(a: ArrayLike, axis: Any = None, out: None = None, keepdims: bool = False, *,  # noqa: A001 (NumPy's name)
         where: Any = None) -> Array:
-    """Whether some element (along `axis`) that `where` picks is true."""
+    """Whether some element (along `axis`) that `where` picks is true (none is, of no elements)."""
     _no_out("any", out)
     ones = asarray(a).astype(bool).astype(np.int32)
-    return reduce_max(ones, axis, keepdims=keepdims, initial=0 if where is not None else None, where=where).astype(bool)
+    return reduce_max(ones, axis, keepdims=keepdims, initial=0, where=where).astype(bool)
 
 
 def empty(shape: Any, dtype: Any = None) -> Array:
@@ -1172,10 +1172,91 @@ def argwhere(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -
     return stack(nonzero(a, size=size, fill_value=fill_value), axis=1)
 
 
+def _sized_or_all(what: str, size: int | None, bound: int, body: Callable[..., Any], *args: Any) -> tuple[tuple, tuple]:
+    """The arrays of `body(*args, size)`, a function of data-dependent size, as
+    (sized, whole): body returns (sized, whole, count), `sized` the arrays of `size`
+    entries (the first `count` found, then fills; None for one not asked for), `whole` the
+    others. Inside a trace `size` must be given, as in JAX under jit; outside one (an eager
+    call) it may be left out: body then runs at `bound`, at least any count, and `sized` is
+    cut to what it found."""
+    if size is None and current_trace() is None:
+        sized, whole, count = body(*args, bound)
+        return tuple(None if x is None else x[:int(count)] for x in sized), whole
+    sized, whole, _ = body(*args, _sized(what, size))
+    return sized, whole
+
+
+def _sorted_runs(flat: Array, equal_nan: bool) -> tuple[Array, Array, Array]:
+    """flat (1-d) sorted stably, where in flat each entry was, and which entries start a run
+    of equal ones (NaNs equal with equal_nan)."""
+    order = argsort(flat)
+    ordered = take(flat, order, mode="promise_in_bounds")
+    # (each entry against the one before, the first against the last and overruled)
+    before = roll(ordered, 1)
+    new = ordered != before
+    if equal_nan and (flat.is_float or flat.spec.is_complex):
+        new = logical_and(new, ~logical_and(isnan(ordered), isnan(before)))
+    return ordered, order, logical_or(new, arange(flat.size) == 0)
+
+
+def _picked(x: Array, found: Array, fill_value: Any) -> Array:
+    """x at `found` (positions from _first_true, x.size where none was found) and
+    fill_value where none was: by default the first one picked (the smallest, of a sorted
+    result), or 0 if none was, as JAX's."""
+    present = found < x.size
+    got = take(x, where(present, found, 0), mode="promise_in_bounds") if x.size else zeros(found.shape, x.dtype)
+    if fill_value is None:
+        fill_value = where(present[0], got[0], 0) if found.size else 0
+    return where(present, got, asarray(fill_value).astype(x.dtype))
+
+
+def _unique_sized(ar: ArrayLike, equal_nan: bool, fill_value: Any, wanted: tuple[bool, bool, bool],
+                  size: int) -> tuple[tuple, tuple, Array]:
+    """unique's body for `_sized_or_all`: ((values, first indices, counts), (inverse,),
+    how many distinct values), the indices, inverse and counts None unless `wanted`."""
+    a = asarray(ar)
+    flat = reshape(a, (-1,))
+    if flat.size == 0:
+        return _unique_of_nothing(a, size, fill_value, wanted)
+    ordered, order, starts = _sorted_runs(flat, equal_nan)
+    bounds = _first_true(starts, size + 1)  # (where each value's run of equal elements starts, and the next's)
+    found = bounds[:size]
+    present = found < flat.size
+    index = _picked(order, found, None) if wanted[0] else None  # (the fill reads the smallest's, as JAX's)
+    inverse = None
+    if wanted[1]:
+        group = cumsum(starts.astype(order.dtype)) - 1  # (each sorted element's value, counted)
+        inverse = reshape(zeros(flat.shape, order.dtype).at[order].set(group), a.shape)
+    counts = where(present, bounds[1:] - found, 0) if wanted[2] else None
+    count = sum(starts, dtype=order.dtype)
+    return (_picked(ordered, found, fill_value), index, counts), (inverse,), count
+
+
+def _unique_of_nothing(a: Array, size: int, fill_value: Any, wanted: tuple[bool, bool, bool]) -> tuple:
+    """unique of an empty array, as JAX's: `size` fill values, and empty indices, inverse
+    and counts."""
+    if fill_value is None and size:
+        raise TenzrError("unique: an empty array with size > 0 needs a fill_value", user_location())
+    values = full((size,), 0 if fill_value is None else fill_value, a.dtype)
+    nothing = zeros((0,), default_int())
+    index, inverse, counts = (x if w else None for x, w in zip((nothing, reshape(nothing, a.shape), nothing), wanted,
+                                                                strict=True))
+    return (values, index, counts), (inverse,), zeros((), default_int())
+
+
+_unique_call = checked(_unique_sized, "tz.unique")
+
+
+check_arguments(globals(), "tz.")
+
+
+# unique, left unwrapped: outside a trace it runs its body eagerly, without `size` too (see
+# _sized_or_all), where check_arguments would trace all of it.
+@api_boundary
 def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = False, return_counts: bool = False,
            axis: int | None = None, *, equal_nan: bool = True, size: int | None = None, fill_value: Any = None,
            sorted: bool = True) -> Any:  # noqa: A002 (NumPy's name)
-    """The distinct values of ar (flattened), sorted, as JAX's under jit: `size` must be
+    """The distinct values of ar (flattened), sorted, as JAX's: under jit `size` must be
     given; when there are fewer the rest are `fill_value` (the smallest value by default).
     With `return_index`, `return_inverse` and `return_counts`, also the first position of
     each, the position of each element's value among them (shaped as ar), and their counts
@@ -1184,52 +1265,11 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
     if axis is not None:
         raise TenzrError("unique: axis= is not supported (the values of the whole array are taken)",
                          user_location())
-    size = _sized("unique", size)
-    a = asarray(ar)
-    flat = reshape(a, (-1,))
-    if flat.size == 0:
-        return _unique_of_nothing(a, size, fill_value, (return_index, return_inverse, return_counts))
-    order = argsort(flat)
-    ordered = take(flat, order, mode="promise_in_bounds")
-    new = ordered[1:] != ordered[:-1]
-    if equal_nan and (a.is_float or a.spec.is_complex):
-        new = logical_and(new, ~logical_and(isnan(ordered[1:]), isnan(ordered[:-1])))
-    starts = concatenate([full((builtins.min(flat.size, 1),), True, np.bool_), new])
-    bounds = _first_true(starts, size + 1)  # (where each value's run of equal elements starts, and the next's)
-    found = bounds[:size]
-    present = found < flat.size
-    first = where(present, found, 0)  # (the fill reads the smallest value, as JAX's)
-    filler = take(ordered, first, mode="promise_in_bounds") if fill_value is None else \
-        asarray(fill_value).astype(a.dtype)
-    values = where(present, take(ordered, found, mode="promise_in_bounds"), filler)
-    if not (return_index or return_inverse or return_counts):
-        return values
-    out = [values]
-    if return_index:
-        out.append(take(order, first, mode="promise_in_bounds"))
-    if return_inverse:
-        group = cumsum(starts.astype(order.dtype)) - 1  # (each sorted element's value, counted)
-        inverse = zeros(flat.shape, order.dtype).at[order].set(group)
-        out.append(reshape(inverse, a.shape))
-    if return_counts:
-        out.append(where(present, bounds[1:] - found, 0))
-    return tuple(out)
-
-
-def _unique_of_nothing(a: Array, size: int, fill_value: Any, extras: tuple[bool, bool, bool]) -> Any:
-    """unique of an empty array, as JAX's: `size` fill values, and empty indices, inverse
-    and counts."""
-    if fill_value is None and size:
-        raise TenzrError("unique: an empty array with size > 0 needs a fill_value", user_location())
-    values = full((size,), 0 if fill_value is None else fill_value, a.dtype)
-    if not builtins.any(extras):
-        return values
-    nothing = zeros((0,), default_int())
-    chosen = [e for e, wanted in zip((nothing, reshape(nothing, a.shape), nothing), extras, strict=True) if wanted]
-    return (values, *chosen)
-
-
-check_arguments(globals(), "tz.")
+    wanted = (return_index, return_inverse, return_counts)
+    (values, index, counts), (inverse,) = _sized_or_all("unique", size, np.size(ar), _unique_call, ar, equal_nan,
+                                                        fill_value, wanted)
+    extras = [x for x, w in zip((index, inverse, counts), wanted, strict=True) if w]
+    return (values, *extras) if extras else values
 
 
 # Type predicates, left unwrapped: they read Python types and never trace (or run eagerly).

@@ -1,8 +1,10 @@
 """The rest of the NumPy routines JAX's numpy offers: NumPy 2's array-API functions
 (`matrix_transpose`, `unstack`, `vecdot`, `matvec`, `cumulative_sum`, ...), elementwise ones
-(`cbrt`, `trunc`, `copysign`, `ldexp`, `modf`, ...), NaN-skipping
+(`cbrt`, `trunc`, `copysign`, `ldexp`, `modf`, `gcd`, `lcm`, ...), NaN-skipping
 statistics, polynomials and window functions, `isin`, `digitize`, `convolve`, `correlate`,
-`apply_along_axis` and `vectorize`. Names, arguments and semantics are NumPy's (JAX's where
+`apply_along_axis`, `vectorize`, and the set routines of data-dependent size (`union1d`,
+`intersect1d`, `setdiff1d`, `setxor1d`, NumPy 2's `unique_values` and its siblings), which
+take `size=` under jit as `unique` does. Names, arguments and semantics are NumPy's (JAX's where
 they differ); each is built from `numpy_api`'s and `numpy_lib`'s functions, so it
 differentiates, batches and compiles as they do.
 """
@@ -12,14 +14,16 @@ from __future__ import annotations
 import builtins
 import re
 from collections.abc import Callable
-from typing import Any
+from functools import partial
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from tenzr.batching import vmap
-from tenzr.core import Array, api_boundary, asarray, check_arguments, checked, user_location
+from tenzr.control import while_loop
+from tenzr.core import Array, api_boundary, asarray, check_arguments, checked, promote, user_location
 from tenzr.dialect.diagnostics import TenzrError
-from tenzr.flags import default_float
+from tenzr.flags import default_float, default_int
 from tenzr.numpy_api import (
     _float,
     _no_out,
@@ -27,6 +31,7 @@ from tenzr.numpy_api import (
     arange,
     argmax,
     argmin,
+    argsort,
     broadcast_to,
     ceil,
     concatenate,
@@ -35,6 +40,7 @@ from tenzr.numpy_api import (
     expand_dims,
     floor,
     floor_divide,
+    fmod,
     isinf,
     isnan,
     log10,
@@ -52,14 +58,34 @@ from tenzr.numpy_api import (
     sqrt,
     sum,  # noqa: A004
     swapaxes,
+    take,
     where,
     zeros,
 )
 from tenzr.numpy_api import max as reduce_max
 from tenzr.numpy_api import min as reduce_min
 from tenzr.numpy_api import where as where_  # (for bodies whose where= parameter hides `where`)
+from tenzr.numpy_lib import (
+    _first_true,
+    _picked,
+    _sized_or_all,
+    _sorted_runs,
+    _unique_call,
+    _unique_sized,
+    broadcast_arrays,
+    conj,
+    cumprod,
+    cumsum,
+    diag,
+    linspace,
+    logspace,
+    nanmean,
+    ravel,
+    real,
+    roll,
+    searchsorted,
+)
 from tenzr.numpy_lib import any as reduce_any
-from tenzr.numpy_lib import conj, cumprod, cumsum, diag, linspace, logspace, nanmean, ravel, real, searchsorted
 
 ArrayLike = Any
 
@@ -193,6 +219,34 @@ def modf(x: ArrayLike) -> tuple[Array, Array]:
 def divmod(x1: ArrayLike, x2: ArrayLike) -> tuple[Array, Array]:  # noqa: A001 (NumPy's name)
     """(x1 // x2, x1 % x2), as Python's."""
     return floor_divide(x1, x2), remainder(x1, x2)
+
+
+def _integers(name: str, x1: ArrayLike, x2: ArrayLike) -> list[Array]:
+    x1, x2 = promote(x1, x2)
+    if not np.issubdtype(x1.dtype, np.integer):
+        raise TenzrError(f"{name}: takes integers, got {x1.dtype}", user_location())
+    return broadcast_arrays(x1, x2)
+
+
+def gcd(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """The greatest common divisor of |x1| and |x2| (integers, broadcast; 0 for two 0s), by
+    Euclid's algorithm in a while loop, as JAX's."""
+    def step(pair: tuple[Array, Array]) -> tuple[Array, Array]:
+        a, b = pair
+        going = b != 0
+        return where(going, b, a), where(going, fmod(a, where(going, b, 1)), 0)
+
+    a, b = _integers("gcd", x1, x2)
+    # (the last abs, and no swap of the pair as JAX's, for |INT_MIN|, which stays negative:
+    # gcd(6, INT_MIN) is 2 as NumPy's, where JAX's loops for ever)
+    return abs(while_loop(lambda pair: reduce_any(pair[1] != 0), step, (abs(a), abs(b)))[0])
+
+
+def lcm(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """The least common multiple of |x1| and |x2| (integers, broadcast; 0 where either is 0)."""
+    a, b = (abs(x) for x in _integers("lcm", x1, x2))
+    divisor = gcd(a, b)
+    return where(divisor == 0, 0, a * floor_divide(b, where(divisor == 0, 1, divisor)))
 
 
 def isposinf(x: ArrayLike) -> Array:
@@ -516,3 +570,161 @@ def _vectorized(self: vectorize, args: tuple, kwargs: dict) -> Any:
 
 _vectorized_call = checked(_vectorized, "tz.vectorize")
 check_arguments(globals(), "tz.")
+
+
+# --------------------------------------------------------------------------- sets of data-dependent size
+# Left out of check_arguments, as `unique` is: outside a trace their checked bodies run
+# eagerly, without `size` too (see numpy_lib._sized_or_all), where check_arguments would trace
+# all of them. A body takes `size` last and returns (sized arrays, other arrays, count).
+
+
+@api_boundary
+def union1d(ar1: ArrayLike, ar2: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Array:
+    """The distinct values of ar1 and ar2 together (flattened), sorted: `unique` of both
+    (`size` and `fill_value` as its)."""
+    (values, _, _), _ = _sized_or_all("union1d", size, np.size(ar1) + np.size(ar2), _union1d, ar1, ar2, fill_value)
+    return values
+
+
+@partial(checked, shown="tz.union1d")
+def _union1d(ar1: ArrayLike, ar2: ArrayLike, fill_value: Any, size: int) -> tuple:
+    return _unique_sized(concatenate([ravel(ar1), ravel(ar2)]), True, fill_value, (False, False, False), size)
+
+
+@api_boundary
+def intersect1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, return_indices: bool = False, *,
+                size: int | None = None, fill_value: Any = None) -> Any:
+    """The sorted values both ar1 and ar2 hold (flattened, of their common type); with
+    `return_indices`, also the first position of each in ar1 and in ar2. Under jit `size`
+    must be given: when there are fewer the rest are `fill_value` (the smallest, or 0 when
+    there is none, as JAX's), their positions ar1's and ar2's sizes."""
+    found, _ = _sized_or_all("intersect1d", size, builtins.min(np.size(ar1), np.size(ar2)), _intersect1d, ar1, ar2,
+                             assume_unique, return_indices, fill_value)
+    return found if return_indices else found[0]
+
+
+@partial(checked, shown="tz.intersect1d")
+def _intersect1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool, return_indices: bool, fill_value: Any,
+                 size: int) -> tuple:
+    ordered, at, n = _members_sorted(ar1, ar2, assume_unique)
+    i = arange(ordered.size, dtype=default_int())
+    common = (ordered == roll(ordered, -1)) & (i + 1 < n)  # (ar1's member of a value both hold; ar2's is next)
+    found = _first_true(common, size)
+    indices = (_picked(at, found, np.size(ar1)), _picked(at - np.size(ar1), found + 1, np.size(ar2)))
+    return (_picked(ordered, found, fill_value), *(indices if return_indices else ())), (), sum(common, dtype=i.dtype)
+
+
+@api_boundary
+def setdiff1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *, size: int | None = None,
+              fill_value: Any = None) -> Array:
+    """The distinct values of ar1 (flattened, in its type) that ar2 does not hold, sorted
+    (in ar1's order with `assume_unique`). Under jit `size` must be given: when there are
+    fewer the rest are `fill_value` (0 by default, as JAX's)."""
+    (values,), _ = _sized_or_all("setdiff1d", size, np.size(ar1), _setdiff1d, ar1, ar2, assume_unique, fill_value)
+    return values
+
+
+@partial(checked, shown="tz.setdiff1d")
+def _setdiff1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool, fill_value: Any, size: int) -> tuple:
+    values = ravel(ar1)
+    if assume_unique:
+        kept = ~isin(values, ar2)
+    else:
+        values, _, starts = _sorted_runs(values, equal_nan=True)
+        kept = starts & ~isin(values, ar2)
+    found = _first_true(kept, size)
+    return (_picked(values, found, 0 if fill_value is None else fill_value),), (), sum(kept, dtype=found.dtype)
+
+
+@api_boundary
+def setxor1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *, size: int | None = None,
+             fill_value: Any = None) -> Array:
+    """The sorted values that exactly one of ar1 and ar2 holds (flattened, of their common
+    type). Under jit `size` must be given: when there are fewer the rest are `fill_value`
+    (the smallest, or 0 when there is none, as JAX's)."""
+    (values,), _ = _sized_or_all("setxor1d", size, np.size(ar1) + np.size(ar2), _setxor1d, ar1, ar2, assume_unique,
+                                 fill_value)
+    return values
+
+
+@partial(checked, shown="tz.setxor1d")
+def _setxor1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool, fill_value: Any, size: int) -> tuple:
+    ordered, _, n = _members_sorted(ar1, ar2, assume_unique)
+    i = arange(ordered.size, dtype=default_int())
+    # (a value one of them holds is a member unequal to both neighbours; NaNs, unequal, each count, as JAX's)
+    alone = (i < n) & ((ordered != roll(ordered, 1)) | (i == 0)) & ((ordered != roll(ordered, -1)) | (i + 1 == n))
+    found = _first_true(alone, size)
+    return (_picked(ordered, found, fill_value),), (), sum(alone, dtype=i.dtype)
+
+
+def _members_sorted(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool) -> tuple[Array, Array, Array | int]:
+    """The members of ar1 and ar2 as sets (flattened, in their common type: each entry with
+    assume_unique, else the first of each run of equal ones, NaNs equal as JAX's) sorted
+    together, ar1's first among equals, then the entries not counted; where each was (ar2's
+    after ar1's); and how many members there are."""
+    a, b = promote(ravel(ar1), ravel(ar2))
+    if assume_unique:
+        values = concatenate([a, b])
+        order = argsort(values)
+        return take(values, order, mode="promise_in_bounds"), order, values.size
+    (va, ia, ka), (vb, ib, kb) = _sorted_runs(a, equal_nan=True), _sorted_runs(b, equal_nan=True)
+    # (not counted: 1)
+    values, at = concatenate([va, vb]), concatenate([ia, ib + a.size])
+    uncounted = concatenate([(~ka).astype(np.int32), (~kb).astype(np.int32)])
+    order = argsort(values)
+    order = take(order, argsort(take(uncounted, order, mode="promise_in_bounds")), mode="promise_in_bounds")
+    return (take(values, order, mode="promise_in_bounds"), take(at, order, mode="promise_in_bounds"),
+            values.size - sum(uncounted, dtype=order.dtype))
+
+
+class _UniqueAllResult(NamedTuple):  # (JAX's names)
+    values: Array
+    indices: Array
+    inverse_indices: Array
+    counts: Array
+
+
+class _UniqueCountsResult(NamedTuple):
+    values: Array
+    counts: Array
+
+
+class _UniqueInverseResult(NamedTuple):
+    values: Array
+    inverse_indices: Array
+
+
+def _unique_parts(what: str, x: ArrayLike, size: int | None, fill_value: Any, wanted: tuple[bool, bool, bool]) -> tuple:
+    """NumPy 2's unique_*: (values, indices, inverse, counts) of `unique` with NaNs apart."""
+    (values, index, counts), (inverse,) = _sized_or_all(what, size, np.size(x), _unique_call, x, False, fill_value,
+                                                        wanted)
+    return values, index, inverse, counts
+
+
+@api_boundary
+def unique_values(x: ArrayLike, /, *, size: int | None = None, fill_value: Any = None) -> Array:
+    """The distinct values of x, sorted, each NaN apart (`size`, `fill_value` as `unique`'s)."""
+    return _unique_parts("unique_values", x, size, fill_value, (False, False, False))[0]
+
+
+@api_boundary
+def unique_counts(x: ArrayLike, /, *, size: int | None = None, fill_value: Any = None) -> _UniqueCountsResult:
+    """(values, counts) of `unique_values`: how many times x holds each."""
+    values, _, _, counts = _unique_parts("unique_counts", x, size, fill_value, (False, False, True))
+    return _UniqueCountsResult(values, counts)
+
+
+@api_boundary
+def unique_inverse(x: ArrayLike, /, *, size: int | None = None, fill_value: Any = None) -> _UniqueInverseResult:
+    """(values, inverse_indices) of `unique_values`: the position of each element of x among
+    the values (shaped as x)."""
+    values, _, inverse, _ = _unique_parts("unique_inverse", x, size, fill_value, (False, True, False))
+    return _UniqueInverseResult(values, inverse)
+
+
+@api_boundary
+def unique_all(x: ArrayLike, /, *, size: int | None = None, fill_value: Any = None) -> _UniqueAllResult:
+    """(values, indices, inverse_indices, counts) of `unique_values`: also the first
+    position of each value in x (flattened)."""
+    return _UniqueAllResult(*_unique_parts("unique_all", x, size, fill_value, (True, True, True)))
+

@@ -2,9 +2,13 @@
 central finite differences of the NumPy implementation itself (float64).
 
 All rows go through one jitted function and one `tz.vjp`, so the table costs two compiles.
+The integer and set routines (`gcd`, `union1d`, `unique_all`, ...), whose sizes and types are
+JAX's, are checked against JAX's under jit (a table in one function) and NumPy's eagerly.
 """
 
 from __future__ import annotations
+
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -562,3 +566,143 @@ def test_sorting_a_slice_of_an_argument():
     want = np.zeros_like(x)  # each weight lands on the element sorted into its place
     np.put_along_axis(want[:2], np.argsort(x[:2], axis=0, kind="stable"), weights, axis=0)
     np.testing.assert_array_equal(grad, want)
+
+
+@contextmanager
+def _jax_and_tz_x64(on):
+    """JAX, the reference, and tz with jax_enable_x64 `on` (both as they were afterwards)."""
+    jax = pytest.importorskip("jax")
+    before = jax.config.jax_enable_x64, tz.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", on)
+    tz.config.update("jax_enable_x64", on)
+    try:
+        yield jax
+    finally:
+        jax.config.update("jax_enable_x64", before[0])
+        tz.config.update("jax_enable_x64", before[1])
+
+
+def _assert_same(got, want, what=""):
+    """Results equal to the reference's, of its types and structure (namedtuples with its
+    fields; NaNs where it has them)."""
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want), what
+        assert getattr(got, "_fields", None) == getattr(want, "_fields", None), what
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
+            _assert_same(g, w, f"{what}[{i}]")
+        return
+    got, want = np.asarray(got), np.asarray(want)
+    assert (got.shape, got.dtype) == (want.shape, want.dtype), what
+    np.testing.assert_array_equal(got, want, err_msg=what)
+
+
+@pytest.mark.parametrize("x64", [False, True], ids=["x32", "x64"])
+def test_gcd_and_lcm_match_jax(x64):
+    """Euclid's algorithm in a while loop: negatives, zeros, broadcasting and Python ints as
+    JAX's (in int32, and int64 with x64); INT_MIN, where JAX's loops for ever, as NumPy's."""
+    dtype = np.int64 if x64 else np.int32
+    a = np.array([0, 0, 12, -12, 7, -9, 1, 0, 30, 2 ** 20], dtype)
+    b = np.array([0, 5, 18, 18, -21, -6, 1, -4, -45, 3 * 2 ** 12], dtype)
+    c = np.array([4, -6, 0, 10], dtype)
+    smallest = np.array([np.iinfo(dtype).min] * 3, dtype)
+    others = np.array([6, 0, -1], dtype)
+
+    def pairs(xp, a, b, c):
+        return (xp.gcd(a, b), xp.lcm(a, b), xp.gcd(a[:, None], c), xp.lcm(c, a[:, None]), xp.gcd(a, 6), xp.lcm(-4, b),
+                xp.gcd(7, 21))
+
+    with _jax_and_tz_x64(x64) as jax:
+        got = tz.jit(lambda *xs: (pairs(tz, *xs[:3]), tz.gcd(*xs[3:]), tz.gcd(xs[4], xs[3])))(a, b, c, smallest,
+                                                                                                  others)
+        _assert_same(got[0], jax.jit(lambda *xs: pairs(jax.numpy, *xs))(a, b, c))
+        for g in got[1:]:
+            _assert_same(g, np.gcd(smallest, others))
+    with pytest.raises(tz.TenzrError, match="gcd: takes integers, got float32"):
+        tz.jit(lambda x: tz.gcd(x, 2))(np.ones(2, np.float32))
+    with pytest.raises(tz.TenzrError, match="lcm: takes integers, got bool"):
+        tz.jit(lambda x: tz.lcm(x, x))(np.ones(2, bool))
+
+
+SET_INPUTS = {
+    "i": np.array([3, -1, 4, 1, -5, 9, 2, 6, 5, 3, 5, 0], np.int32),
+    "j": np.array([[2, 7, 1], [8, 2, 8]], np.int32),
+    "f": np.array([0.5, np.nan, -1.0, 2.0, np.nan, 0.5], np.float32),
+    "g": np.array([np.nan, 2.0, 3.0, 0.5, -1.0], np.float32),
+    "u": np.array([5, 1, 3, 7], np.int32),  # (distinct and unsorted, for assume_unique)
+    "v": np.array([3, 4, 5, 0], np.int32),
+    "e": np.zeros(0, np.int32),
+}
+# name, the call (xp: tz or jax.numpy) under jit with size=, whether to check it with x64 too (int64 indices)
+SIZED_SET_CASES = [
+    ("union1d", lambda xp, s: (xp.union1d(s["i"], s["j"], size=14), xp.union1d(s["i"], s["j"], size=3)), False),
+    ("union1d_float_fill", lambda xp, s: xp.union1d(s["f"], s["g"], size=7, fill_value=-7.0), False),
+    ("intersect1d", lambda xp, s: xp.intersect1d(s["i"], s["j"], return_indices=True, size=6, fill_value=-1), True),
+    ("intersect1d_float", lambda xp, s: xp.intersect1d(s["f"], s["g"], return_indices=True, size=4), False),
+    ("intersect1d_promoted_nothing_common", lambda xp, s: xp.intersect1d(s["i"], s["g"] + 0.25, size=3), False),
+    ("intersect1d_assume_unique", lambda xp, s: xp.intersect1d(s["u"], s["v"], assume_unique=True,
+                                                               return_indices=True, size=4), False),
+    ("setdiff1d", lambda xp, s: (xp.setdiff1d(s["i"], s["j"], size=12), xp.setdiff1d(s["i"], s["j"], size=4)), False),
+    ("setdiff1d_float_fill", lambda xp, s: xp.setdiff1d(s["f"], s["g"], size=5, fill_value=9.0), False),
+    ("setdiff1d_assume_unique", lambda xp, s: xp.setdiff1d(s["u"], s["v"], assume_unique=True, size=4), False),
+    ("setdiff1d_empty", lambda xp, s: (xp.setdiff1d(s["e"], s["i"], size=2), xp.setdiff1d(s["i"], s["e"], size=11)),
+     False),
+    ("setxor1d", lambda xp, s: xp.setxor1d(s["i"], s["j"], size=14), False),
+    ("setxor1d_float_fill", lambda xp, s: xp.setxor1d(s["f"], s["g"], size=6, fill_value=-2.0), False),
+    ("setxor1d_assume_unique", lambda xp, s: xp.setxor1d(s["u"], s["v"], assume_unique=True, size=5), False),
+    ("setxor1d_of_nothing", lambda xp, s: (xp.setxor1d(s["i"], s["i"], size=3), xp.setxor1d(s["e"], s["e"], size=2)),
+     False),
+    ("unique_values", lambda xp, s: xp.unique_values(s["f"], size=7), False),
+    ("unique_counts", lambda xp, s: xp.unique_counts(s["j"], size=6, fill_value=0), False),
+    ("unique_inverse", lambda xp, s: xp.unique_inverse(s["j"], size=3), False),
+    ("unique_all", lambda xp, s: xp.unique_all(s["f"], size=7, fill_value=9.0), True),
+]
+
+
+@pytest.mark.parametrize("x64", [False, True], ids=["x32", "x64"])
+def test_set_routines_with_size_under_jit_match_jax(x64):
+    """union1d, intersect1d, setdiff1d, setxor1d and unique_* with size= and fill_value=
+    (default fills, cut results, NaNs, assume_unique, return_indices, empty inputs) in one
+    jitted function, against JAX's in one (with x64: rows of each kind of index)."""
+    cases = [(name, fn) for name, fn, x64_types in SIZED_SET_CASES if x64_types or not x64]
+    with _jax_and_tz_x64(x64) as jax:
+        got = tz.jit(lambda s: {name: fn(tz, s) for name, fn in cases})(SET_INPUTS)
+        want = jax.jit(lambda s: {name: fn(jax.numpy, s) for name, fn in cases})(SET_INPUTS)
+        for name, _ in cases:
+            _assert_same(got[name], want[name], name)
+
+
+EAGER_SET_CASES = [
+    ("union1d", lambda xp, s: xp.union1d(s["f"], s["g"])),
+    ("intersect1d", lambda xp, s: xp.intersect1d(s["u"], s["v"], assume_unique=True, return_indices=True)),
+    ("setdiff1d", lambda xp, s: xp.setdiff1d(s["u"], s["v"], assume_unique=True)),
+    ("setxor1d", lambda xp, s: xp.setxor1d(s["u"], s["v"], assume_unique=True)),
+    ("unique_all", lambda xp, s: xp.unique_all(s["f"])),
+    ("unique", lambda xp, s: xp.unique(s["i"], return_index=True, return_counts=True)),
+]
+
+
+def _as_jax_x32(result):
+    """A NumPy result in JAX's types without x64 (its int64 indices int32)."""
+    if isinstance(result, tuple):
+        return type(result)(*map(_as_jax_x32, result)) if hasattr(result, "_fields") else \
+            tuple(map(_as_jax_x32, result))
+    return result.astype(np.int32) if result.dtype == np.int64 else result
+
+
+def test_set_routines_run_eagerly_without_size_as_numpy():
+    """Outside jit, size= may be left out (as in JAX): every value found, none filled, as
+    NumPy's (these cases' NaN rules are JAX's too), in JAX's types."""
+    for name, fn in EAGER_SET_CASES:
+        _assert_same(fn(tz, SET_INPUTS), _as_jax_x32(fn(np, SET_INPUTS)), name)
+
+
+def test_data_dependent_sizes_need_size_under_jit():
+    x = SET_INPUTS["i"]
+    for name in ("union1d", "intersect1d", "setdiff1d", "setxor1d"):
+        with pytest.raises(tz.TenzrError, match=f"{name}: pass size="):
+            tz.jit(getattr(tz, name))(x, x)
+    for name in ("unique", "unique_values", "unique_counts", "unique_inverse", "unique_all"):
+        with pytest.raises(tz.TenzrError, match=f"{name}: pass size="):
+            tz.jit(getattr(tz, name))(x)
+    with pytest.raises(tz.TenzrError, match="an empty array with size > 0 needs a fill_value"):
+        tz.union1d(SET_INPUTS["e"], SET_INPUTS["e"], size=2)
