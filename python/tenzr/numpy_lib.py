@@ -1143,33 +1143,17 @@ def _first_true(mask: Array, size: int) -> Array:
     return where(arange(size, dtype=order.dtype) < count, found, flat.size)
 
 
-def nonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> tuple[Array, ...]:
-    """The coordinates of a's first `size` nonzero entries, one array per dimension, as
-    JAX's: `size` must be given; when fewer are nonzero the rest are `fill_value` (0, or a
-    value per dimension)."""
+def _nonzero_sized(a: ArrayLike, fill_value: Any, size: int) -> tuple[tuple, tuple, Array]:
+    """nonzero's body for `_sized_or_all`: (coordinates, (), how many entries are nonzero)."""
     a = asarray(a)
-    size = _sized("nonzero", size)
     if a.ndim == 0:
         raise TenzrError("nonzero: takes arrays of at least one dimension, as NumPy's", user_location())
     found = _first_true(a != 0, size)
     fills = (0,) * a.ndim if fill_value is None else tuple(np.broadcast_to(np.asarray(fill_value), (a.ndim,)))
     coordinates = unravel_index(found, a.shape)
     present = found < a.size
-    return tuple(where(present, c, asarray(f).astype(c.dtype)) for c, f in zip(coordinates, fills, strict=True))
-
-
-def flatnonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Array:
-    """The flat positions of a's first `size` nonzero entries (see `nonzero`)."""
-    (positions,) = nonzero(ravel(a), size=size, fill_value=fill_value)
-    return positions
-
-
-def argwhere(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Array:
-    """nonzero's coordinates stacked, one row per entry found: [size, a.ndim]."""
-    a = asarray(a)
-    if a.ndim == 0:  # (rows of no coordinates, as JAX's)
-        return zeros((_sized("argwhere", size), 0), default_int())
-    return stack(nonzero(a, size=size, fill_value=fill_value), axis=1)
+    return (tuple(where(present, c, asarray(f).astype(c.dtype)) for c, f in zip(coordinates, fills, strict=True)),
+            (), count_nonzero(a))
 
 
 def _sized_or_all(what: str, size: int | None, bound: int, body: Callable[..., Any], *args: Any) -> tuple[tuple, tuple]:
@@ -1245,6 +1229,7 @@ def _unique_of_nothing(a: Array, size: int, fill_value: Any, wanted: tuple[bool,
 
 
 _unique_call = checked(_unique_sized, "tz.unique")
+_nonzero_call = checked(_nonzero_sized, "tz.nonzero")
 
 
 check_arguments(globals(), "tz.")
@@ -1270,6 +1255,29 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
                                                         fill_value, wanted)
     extras = [x for x, w in zip((index, inverse, counts), wanted, strict=True) if w]
     return (values, *extras) if extras else values
+
+
+@api_boundary
+def nonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> tuple[Array, ...]:
+    """The coordinates of a's nonzero entries, one array per dimension, as JAX's: under jit
+    `size` must be given; when fewer are nonzero the rest are `fill_value` (0, or a value
+    per dimension)."""
+    coordinates, _ = _sized_or_all("nonzero", size, np.size(a), _nonzero_call, a, fill_value)
+    return coordinates
+
+
+def flatnonzero(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Array:
+    """The flat positions of a's nonzero entries (see `nonzero`)."""
+    (positions,) = nonzero(np.ravel(a) if current_trace() is None else ravel(a), size=size, fill_value=fill_value)
+    return positions
+
+
+def argwhere(a: ArrayLike, *, size: int | None = None, fill_value: Any = None) -> Array:
+    """nonzero's coordinates stacked, one row per entry found: [entries, a.ndim]."""
+    if np.ndim(a) == 0:  # (rows of no coordinates, as JAX's)
+        rows = _sized("argwhere", size) if size is not None or current_trace() is not None else int(np.asarray(a) != 0)
+        return zeros((rows, 0), default_int())
+    return stack(nonzero(a, size=size, fill_value=fill_value), axis=1)
 
 
 # Type predicates, left unwrapped: they read Python types and never trace (or run eagerly).

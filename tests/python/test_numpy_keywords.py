@@ -315,3 +315,15 @@ def test_indexed_update_errors():
         tz.jit(lambda x: x.at[0].set(1.0, mode="wrap"))(x)
     with pytest.raises(tz.TenzrError, match="wrap_negative_indices=False is not supported"):
         tz.jit(lambda x: x.at[0].get(wrap_negative_indices=False))(x)
+
+
+def test_nonzero_argwhere_and_flatnonzero_run_eagerly_without_size_as_jax():
+    """Outside jit, as JAX's, the entries found are all returned (under jit, size= is needed)."""
+    a = np.array([[0, 1, 2], [3, 0, 0]], np.int32)
+    for ours, theirs in [(tz.nonzero(a), jnp.nonzero(a)), (tz.flatnonzero(a), jnp.flatnonzero(a)),
+                         (tz.argwhere(a), jnp.argwhere(a)), (tz.argwhere(np.int32(3)), jnp.argwhere(3)),
+                         (tz.argwhere(np.int32(0)), jnp.argwhere(0)),
+                         (tz.nonzero(np.zeros(4)), jnp.nonzero(np.zeros(4)))]:
+        for g, w in zip(jax.tree_util.tree_leaves(ours), jax.tree_util.tree_leaves(theirs), strict=True):
+            assert np.asarray(g).shape == w.shape
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
