@@ -1,12 +1,18 @@
 """`tenzr-barrier-constant-reductions`: a reduction of a value computed from constants alone
-(no argument reaches it) reads it through an optimization barrier.
+(no argument reaches it) reads it through an optimization barrier, and so does a loop with
+a reduction inside start from such values.
 
 IREE 3.13 folds an elementwise op of a splat constant into a computation with no input,
 fuses that into the reduction, and then reduces over one element of the folded dims: the
 sum of `exp(zeros(7))` was 1, of `sqrt(full((5, 4), 4.0))` along its last axis 2 instead
 of 8, and `grad` of `(exp(zeros(5)) * y).sum()` in y 1 instead of 5 (the sum of a splat
 itself is right, and so are sums of iotas and of non-splat constants). Behind a barrier the
-value is computed by a dispatch of its own and the reduction reads it.
+value is computed by a dispatch of its own and the reduction reads it. IREE also runs a
+loop's single trip, or its first test, outside the loop, where the start values are
+constants to fold: three steps of `s + 0.1 * exp(0.1 * s).sum()` from zeros gave 0.92
+instead of 1.25, and a loop testing `any(s != 4)` of 100,000 zeros failed to compile
+("exceeded stack allocation limit"). (Barriers on an LSTM gradient's starts: its step
+within 3%, compile time the same.)
 """
 
 from __future__ import annotations
@@ -48,25 +54,38 @@ def _from_constants_alone(value: Value, known: dict[ir.Operation, bool]) -> bool
     return known[root]
 
 
+def _barrier(op: ir.Operation, i: int) -> None:
+    with op.location, ir.InsertionPoint(op):
+        op.operands[i] = sh.optimization_barrier(op.operands[i])[0]
+
+
 def barrier_constant_reductions(module: ir.Operation) -> None:
     known: dict[ir.Operation, bool] = {}
-    for op in ops_named(module, {sh.reduce.op_name}):
-        count = len(op.operands) // 2
-        for i, value in enumerate(list(op.operands)[:count]):
+    for op in ops_named(module, {sh.reduce.op_name, sh.while_loop.op_name}):
+        if op.name == sh.while_loop.op_name:
+            # (IREE runs a loop's first test, or a single trip, outside the loop, where its
+            # start values are constants to fold: a loop of sums from zeros gave wrong values)
+            if ops_named(op, {sh.reduce.op_name}):
+                for i, value in enumerate(op.operands):
+                    made = sh.producer(value)
+                    if made is not None and made.name != sh.optimization_barrier.op_name and \
+                            _from_constants_alone(value, known):
+                        _barrier(op, i)
+            continue
+        for i, value in enumerate(list(op.operands)[:len(op.operands) // 2]):
             made = sh.producer(value)
-            if made is None or made.name in (sh.constant.op_name, sh.optimization_barrier.op_name):
-                continue
-            if _from_constants_alone(value, known):
-                with op.location, ir.InsertionPoint(op):
-                    op.operands[i] = sh.optimization_barrier(value)[0]
+            if made is not None and made.name not in (sh.constant.op_name, sh.optimization_barrier.op_name) and \
+                    _from_constants_alone(value, known):
+                _barrier(op, i)
 
 
 @register
 @dataclass
 class TenzrBarrierConstantReductions(Pass):
     flag: ClassVar[str] = "tenzr-barrier-constant-reductions"
-    summary: ClassVar[str] = ("Reduce values computed from constants alone through an optimization barrier (IREE "
-                              "3.13 reduces a folded elementwise op of a splat over one element).")
+    summary: ClassVar[str] = ("Reduce values computed from constants alone, and start loops with reductions from "
+                              "them, through an optimization barrier (IREE 3.13 reduces a folded elementwise op of a "
+                              "splat over one element).")
 
     def run(self, module: ir.Operation) -> None:
         barrier_constant_reductions(module)

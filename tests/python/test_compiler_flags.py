@@ -517,11 +517,18 @@ def test_updating_an_argument_the_function_also_returns_leaves_the_argument_alon
     np.testing.assert_array_equal(x, np.arange(10.0).reshape(2, 5))  # (the caller's array is untouched)
 
 
+def _three_steps(s: np.ndarray) -> np.float32:
+    for _ in range(3):
+        s = s + np.float32(0.1) * np.exp(np.float32(0.1) * s).sum()
+    return s[0]
+
+
 def test_concatenations_of_booleans_and_reductions_of_constants_run_right():
     """IREE 3.13 wrote two concatenations of booleans sharing an operand into one buffer (the
     first came out all false; tenzr-widen-bool-concatenates), and reduced an elementwise op
     of a splat it had folded over one element of the reduced dims (7 trues as int32 summed
-    to 1, exp(zeros(7)) to 1, a gradient of 5 was 1; tenzr-barrier-constant-reductions)."""
+    to 1, exp(zeros(7)) to 1, a gradient of 5 was 1, a loop of sums from zeros 0.92 instead
+    of 1.25; a loop testing 100,000 of them failed to compile; tenzr-barrier-constant-reductions)."""
     f = np.array([0.5, 2.0, -1.0], np.float32)
 
     def program(f, y):
@@ -531,10 +538,12 @@ def test_concatenations_of_booleans_and_reductions_of_constants_run_right():
                 tz.pad(tz.full((2,), 2.0), 1, constant_values=2.0).astype(np.int32).sum(),
                 tz.exp(tz.zeros(7)).sum(), tz.sqrt(tz.full((5, 4), 4.0)).sum(1),
                 tz.full((7,), 1.5, np.float16).astype(np.float32).sum(),
-                tz.grad(lambda y: (tz.exp(tz.zeros(5)) * y).sum())(y))
+                tz.grad(lambda y: (tz.exp(tz.zeros(5)) * y).sum())(y),
+                tz.lax.fori_loop(0, 3, lambda i, s: s + 0.1 * tz.exp(0.1 * s).sum(), tz.zeros(4)),
+                tz.lax.while_loop(lambda s: tz.any(s != 4), lambda s: s + 1, tz.zeros(100_000, np.int32))[-3:])
 
     got = tz.jit(program)(f, np.float32(1))
     want = (np.concatenate([[True], (f > 0) & (f < 1)]), np.concatenate([[True], f > 0]), 7, 8, 7.0,
-            np.full(5, 8.0), 10.5, 5.0)
+            np.full(5, 8.0), 10.5, 5.0, np.full(4, _three_steps(np.zeros(4, np.float32))), [4, 4, 4])
     for g, w in zip(got, want, strict=True):
-        np.testing.assert_array_equal(np.asarray(g), w)
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-6)

@@ -22,3 +22,32 @@ func.func @sums(%x: tensor<7xf32>) -> (tensor<f32>, tensor<f32>, tensor<f32>) {
   %4 = stablehlo.reduce(%3 init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<7xf32>, tensor<f32>) -> tensor<f32>
   return %1, %2, %4 : tensor<f32>, tensor<f32>, tensor<f32>
 }
+
+// A loop with a reduction inside starts from its constant values through a barrier (IREE
+// runs a single trip, or the first test, outside the loop, with the start values folded);
+// a start an argument reaches, and a loop without a reduction, start as they are.
+// CHECK-LABEL: func.func @loops
+// CHECK: %[[Z:.*]] = stablehlo.optimization_barrier %{{.*}} : tensor<4xf32>
+// CHECK: stablehlo.while(%{{.*}} = %[[Z]], %{{.*}} = %arg0)
+// CHECK: stablehlo.while(%{{.*}} = %{{cst.*}})
+func.func @loops(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %zeros = stablehlo.constant dense<0.0> : tensor<4xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %0:2 = stablehlo.while(%s = %zeros, %t = %x) : tensor<4xf32>, tensor<4xf32>
+  cond {
+    %1 = stablehlo.reduce(%s init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+    %2 = stablehlo.compare LT, %1, %zero, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %2 : tensor<i1>
+  } do {
+    %3 = stablehlo.exponential %s : tensor<4xf32>
+    stablehlo.return %3, %t : tensor<4xf32>, tensor<4xf32>
+  }
+  %4 = stablehlo.while(%s = %zeros) : tensor<4xf32>
+  cond {
+    %c = stablehlo.constant dense<false> : tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    stablehlo.return %s : tensor<4xf32>
+  }
+  return %0#0, %4 : tensor<4xf32>, tensor<4xf32>
+}
