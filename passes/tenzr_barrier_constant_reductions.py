@@ -1,6 +1,6 @@
 """`tenzr-barrier-constant-reductions`: a reduction of a value computed from constants alone
-(no argument reaches it) reads it through an optimization barrier, and so does a loop with
-a reduction inside start from such values.
+(no argument reaches it) reads it through an optimization barrier, and a loop with a
+reduction inside starts from a copy of such values (`sh.copy`, which is behind a barrier).
 
 IREE 3.13 folds an elementwise op of a splat constant into a computation with no input,
 fuses that into the reduction, and then reduces over one element of the folded dims: the
@@ -59,6 +59,14 @@ def _barrier(op: ir.Operation, i: int) -> None:
         op.operands[i] = sh.optimization_barrier(op.operands[i])[0]
 
 
+def _copy(op: ir.Operation, i: int) -> None:
+    """A loop's start in a buffer of its own (`sh.copy`): behind a bare barrier, IREE 3.13
+    carried two loops from one constant in one buffer (an svd and an eigh of one matrix,
+    the svd's result wrong)."""
+    with op.location, ir.InsertionPoint(op):
+        op.operands[i] = sh.copy(op.operands[i])
+
+
 def barrier_constant_reductions(module: ir.Operation) -> None:
     known: dict[ir.Operation, bool] = {}
     for op in ops_named(module, {sh.reduce.op_name, sh.while_loop.op_name}):
@@ -70,7 +78,7 @@ def barrier_constant_reductions(module: ir.Operation) -> None:
                     made = sh.producer(value)
                     if made is not None and made.name != sh.optimization_barrier.op_name and \
                             _from_constants_alone(value, known):
-                        _barrier(op, i)
+                        _copy(op, i)
             continue
         for i, value in enumerate(list(op.operands)[:len(op.operands) // 2]):
             made = sh.producer(value)
