@@ -7,27 +7,50 @@ JAX's default ("partitionable") counters, so `PRNGKey`, `split`, `fold_in`, `bit
 numbers bit for bit (`randint` follows its own simpler rule). The words are held as int32,
 as the dialect has no unsigned types: a key printed here shows JAX's uint32 words as their
 two's-complement values.
+
+The other distributions take JAX's names, arguments and algorithms, splitting keys as JAX
+does, so they give JAX's numbers to within float rounding: those made from uniform or
+normal numbers (`lognormal`, `multivariate_normal`, `orthogonal`, `rademacher`, `maxwell`,
+`double_sided_maxwell`, `pareto`, `rayleigh`, `wald`, `weibull_min`, `geometric`,
+`triangular`), and those drawn by JAX's rejection loops, replayed with the same keys:
+`gamma` and `loggamma` (Marsaglia and Tsang's, one key per element, differentiable in `a`
+as JAX's), and `beta`, `dirichlet`, `t`, `chisquare`, `f`, `generalized_normal` and `ball`
+made from them; `poisson` (Knuth's below 10, Hörmann's transformed rejection above) and
+`binomial` (inversion, or Kachitvichyanukul and Schmeiser's BTRS). A rejection loop
+decides by comparing floats, so where IREE's rounding of log or pow differs from XLA's in
+the last bit, a draw next to an acceptance bound can go the other way (rarely).
+`multivariate_normal` with method 'eigh' or 'svd' has JAX's distribution but not its
+numbers: eigenvectors' signs are the decomposition's choice.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from tenzr import numpy_api as tnp
 from tenzr import numpy_lib as tlib
-from tenzr.core import Array, asarray, check_arguments, dtype_name, emit, shape_tuple, user_location
+from tenzr.control import while_loop
+from tenzr.core import Array, asarray, check_arguments, dtype_name, emit, promote, shape_tuple, user_location
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.types import numpy_dtype
-from tenzr.flags import default_float
+from tenzr.flags import default_float, default_int
+from tenzr.forward import custom_jvp
 from tenzr.lax import top_k as _top_k
+from tenzr.linalg import cholesky, diagonal, eigh, qr, svd
+from tenzr.neural import softmax
+from tenzr.scipy.special import digamma, gammaln
+from tenzr.tree_util import tree_map
 
-__all__ = ["PRNGKey", "bernoulli", "bits", "categorical", "choice", "fold_in", "gumbel", "key", "normal", "permutation",
-           "randint", "split", "uniform"]
+__all__ = ["PRNGKey", "ball", "bernoulli", "beta", "binomial", "bits", "categorical", "cauchy", "chisquare", "choice",
+           "dirichlet", "double_sided_maxwell", "exponential", "f", "fold_in", "gamma", "generalized_normal",
+           "geometric", "gumbel", "key", "laplace", "loggamma", "logistic", "lognormal", "maxwell",
+           "multivariate_normal", "normal", "orthogonal", "pareto", "permutation", "poisson", "rademacher", "randint",
+           "rayleigh", "split", "t", "triangular", "truncated_normal", "uniform", "wald", "weibull_min"]
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _PARITY = 0x1BD11BDA
@@ -128,9 +151,18 @@ def _float_type(dtype: Any) -> str:
     return name
 
 
+def _float_kind(dtype: Any) -> np.dtype:
+    return numpy_dtype(_float_type(dtype))
+
+
 def _unit(key: Any, shape: tuple[int, ...], name: str) -> Array:
-    """Uniform numbers in [0, 1): random mantissa bits under the exponent of 1.0, minus 1."""
-    x0, x1 = _hash(key, shape)
+    """Uniform numbers in [0, 1) of `shape` from `key`, of float type `name`."""
+    return _unit_of(*_hash(key, shape), name)
+
+
+def _unit_of(x0: Array, x1: Array, name: str) -> Array:
+    """Uniform numbers in [0, 1) from Threefry's words: random mantissa bits under the
+    exponent of 1.0, minus 1."""
     if name == "f32":
         mantissa = emit(T.shift_right_logical, x0 ^ x1, asarray(np.int32(9)))
         one = np.array(1.0, np.float32).view(np.int32)
@@ -141,29 +173,36 @@ def _unit(key: Any, shape: tuple[int, ...], name: str) -> Array:
     return emit(T.bitcast_convert, mantissa | one, result=mantissa.spec.with_dtype("f64")) - np.float64(1.0)
 
 
+def _stretched(unit: Array, minval: Any, maxval: Any) -> Array:
+    """Uniform numbers in [0, 1) moved to [minval, maxval) as JAX's `uniform` does."""
+    minval, maxval = (asarray(v).astype(unit.dtype) for v in (minval, maxval))
+    return tnp.maximum(minval, unit * (maxval - minval) + minval)
+
+
+def _gaussian(unit: Array) -> Array:
+    """Standard normal numbers from uniform ones in [0, 1): JAX's sqrt(2) erfinv(u) for u
+    moved to (-1, 1)."""
+    kind = unit.dtype
+    u = _stretched(unit, np.nextafter(np.array(-1.0, kind), np.array(0.0, kind)), 1.0)
+    return np.sqrt(2).astype(kind) * emit(T.erf_inv, u)
+
+
 def uniform(key: Any, shape: Sequence[int] = (), dtype: Any = None, minval: Any = 0.0,
             maxval: Any = 1.0) -> Array:
     """Uniform numbers in [minval, maxval)."""
-    name = _float_type(dtype)
-    unit = _unit(key, shape_tuple(shape), name)
-    minval, maxval = (asarray(v).astype(numpy_dtype(name)) for v in (minval, maxval))
-    return tnp.maximum(minval, unit * (maxval - minval) + minval)
+    return _stretched(_unit(key, shape_tuple(shape), _float_type(dtype)), minval, maxval)
 
 
 def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
     """Standard normal numbers: sqrt(2) erfinv(u) for u uniform in (-1, 1)."""
-    name = _float_type(dtype)
-    kind = numpy_dtype(name)
-    low = np.nextafter(np.array(-1.0, kind), np.array(0.0, kind))
-    u = uniform(key, shape, kind, low, 1.0)
-    return np.sqrt(2).astype(kind) * emit(T.erf_inv, u)
+    return _gaussian(_unit(key, shape_tuple(shape), _float_type(dtype)))
 
 
 def truncated_normal(key: Any, lower: Any, upper: Any, shape: Sequence[int] | None = None,
                      dtype: Any = None) -> Array:
     """Standard normal numbers conditioned on lower < x < upper (bounds broadcast to
     `shape`): sqrt(2) erfinv(u) for u uniform between erf(lower / sqrt 2) and erf(upper / sqrt 2)."""
-    kind = numpy_dtype(_float_type(dtype))
+    kind = _float_kind(dtype)
     lower, upper = (asarray(v).astype(kind) for v in (lower, upper))
     size = np.broadcast_shapes(lower.shape, upper.shape) if shape is None else shape_tuple(shape)
     root2 = np.sqrt(2).astype(kind)
@@ -182,33 +221,33 @@ def bernoulli(key: Any, p: Any = 0.5, shape: Sequence[int] | None = None) -> Arr
 
 def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
     """Standard Gumbel numbers: -log(-log(u))."""
-    kind = numpy_dtype(_float_type(dtype))
+    kind = _float_kind(dtype)
     u = uniform(key, shape, kind, np.finfo(kind).tiny, 1.0)
     return -tnp.log(-tnp.log(u))
 
 
 def exponential(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
     """Standard exponential numbers: -log(1 - u) (JAX's)."""
-    return -tnp.log1p(-uniform(key, shape, numpy_dtype(_float_type(dtype))))
+    return -tnp.log1p(-uniform(key, shape, _float_kind(dtype)))
 
 
 def laplace(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
     """Standard Laplace numbers: sign(u) log(1 - |u|) for u uniform in (-1, 1) (JAX's)."""
-    kind = numpy_dtype(_float_type(dtype))
+    kind = _float_kind(dtype)
     u = uniform(key, shape, kind, -1.0 + np.finfo(kind).epsneg, 1.0)
     return tnp.sign(u) * tnp.log1p(-tnp.abs(u))
 
 
 def logistic(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
     """Standard logistic numbers: log(u) - log(1 - u) (JAX's)."""
-    kind = numpy_dtype(_float_type(dtype))
+    kind = _float_kind(dtype)
     u = uniform(key, shape, kind, np.finfo(kind).tiny, 1.0)
     return tnp.log(u) - tnp.log1p(-u)
 
 
 def cauchy(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
     """Standard Cauchy numbers: tan(pi (u - 1/2)) (JAX's)."""
-    kind = numpy_dtype(_float_type(dtype))
+    kind = _float_kind(dtype)
     u = uniform(key, shape, kind, np.finfo(kind).eps, 1.0)
     return tnp.tan(kind.type(np.pi) * (u - kind.type(0.5)))
 
@@ -299,6 +338,543 @@ def _shuffle(key: Any, values: Array) -> Array:
         unsigned_order = bits(keys[1], values.shape) ^ np.int32(-2 ** 31)  # (as signed ints)
         values = tnp.take(values, tnp.argsort(unsigned_order), mode="promise_in_bounds")
     return values
+
+
+# --------------------------------------------------------------------------- JAX's other distributions
+#
+# Each follows JAX's `jax._src.random` line for line where the order of its floating-point
+# operations decides the rounding, and splits its key as JAX does.
+
+_Keys = tuple[Array, Array]
+"""One key per element: its two words, each an array of the elements' shape."""
+
+
+def _int_kind(dtype: Any) -> np.dtype:
+    name = dtype_name(default_int() if dtype is None else dtype)
+    if name not in ("i32", "i64"):
+        raise TenzrError(f"tz.random: integer numbers are int32 or int64, got {dtype}", user_location())
+    return numpy_dtype(name)
+
+
+def _params(kind: np.dtype, *values: Any) -> list[Array]:
+    return [asarray(v).astype(kind) for v in values]
+
+
+def _shape(what: str, shape: Any, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """JAX's rule: the parameters' broadcast shape (of `shapes`) by default; a given `shape`
+    must be what broadcasting it with theirs gives."""
+    given = [] if shape is None else [shape_tuple(shape)]
+    try:
+        joined = tuple(np.broadcast_shapes(*shapes, *given))
+    except ValueError:
+        joined = None
+    if joined is None or given not in ([], [joined]):
+        raise TenzrError(f"tz.random.{what}: the parameters' shapes {', '.join(map(str, shapes))} must broadcast to "
+                         f"{f'shape {given[0]}' if given else 'one shape'}", user_location())
+    return joined
+
+
+def _split_each(keys: _Keys, num: int) -> list[_Keys]:
+    """`split(key, num)` of each element's key."""
+    counter = tnp.reshape(tnp.arange(num, dtype=np.int32), (num,) + (1,) * keys[0].ndim)
+    words = _threefry(*keys, tnp.zeros_like(counter), counter)  # (one hash of every key and counter)
+    return [(words[0][j], words[1][j]) for j in range(num)]
+
+
+def _unit_each(keys: _Keys, name: str) -> Array:
+    """`uniform(key, ())` of each element's key."""
+    zero = tnp.zeros_like(keys[0])
+    return _unit_of(*_threefry(*keys, zero, zero), name)
+
+
+def _where_each(todo: Array, new: Any, old: Any) -> Any:
+    """A step of a loop batched as JAX's vmap batches it: elements not `todo` keep their old
+    state (a tuple, of keys too)."""
+    return tree_map(lambda n, o: tnp.where(todo, n, o), new, old)
+
+
+def _while_any(running: Callable[[Any], Array], step: Callable[[Any], Any], start: Any) -> Any:
+    """`while any(running(state)): state = step(state)`."""
+    return while_loop(lambda state: tlib.any(running(state)), step, start)
+
+
+_SPLIT, _SPLIT_X, _DRAW_X, _DRAW_U, _DONE = (np.int32(i) for i in range(5))
+"""The steps of an element of `_marsaglia_tsang`, and the key each hashes: its key, split
+in three (the next key, the key of x and the key of u); the key of x, split in two (the
+next key of x and the key of this x); the key of this x, to draw x; the key of u, to draw u."""
+
+
+def _marsaglia_tsang(k1: Array, k2: Array, alpha: Array, log_space: bool) -> Array:
+    """JAX's `_gamma_one` for each element with its own key (Marsaglia and Tsang, 2000):
+    d v^3 for v = 1 + c x, x normal, drawn until v > 0 and then accepted by a uniform u;
+    alpha < 1 boosted to alpha + 1 and scaled back by u^(1/alpha).
+
+    JAX loops over draws of x inside a loop over tries. Each of its key splits and draws is
+    one hash of one key (split(K, n)[j] is K's hash of counter j, uniform(K, ()) is made of
+    counter 0's), so here each element takes one step per turn of one loop, hashing the key
+    its step needs (`_SPLIT` ...): the loop holds one hash, where JAX's two loops hold four,
+    which dominated the compile time."""
+    kind, name = alpha.dtype, alpha.spec.dtype
+    one, third = kind.type(1.0), kind.type(1.0 / 3.0)
+    unboosted = alpha >= one
+    d = tnp.where(unboosted, alpha, alpha + one) - third
+    c = third / tnp.sqrt(d)
+
+    def rejected(x2: Array, v3: Array, u: Array) -> Array:
+        squeeze = u >= one - kind.type(0.0331) * (x2 * x2)
+        return squeeze & (tnp.log(u) >= x2 * kind.type(0.5) + d * (one - v3 + tnp.log(v3)))
+
+    def turn(state: tuple) -> tuple:
+        stage, key, x_key, u_key, this_x_key, x2, v3, u = state
+        hashed = _where_each(stage == _SPLIT_X, x_key,
+                             _where_each(stage == _DRAW_X, this_x_key, _where_each(stage == _DRAW_U, u_key, key)))
+        hash0, hash1, hash2 = _split_each(hashed, 3)
+        key, u_key = _where_each(stage == _SPLIT, (hash0, hash2), (key, u_key))
+        x_key = _where_each(stage == _SPLIT, hash1, _where_each(stage == _SPLIT_X, hash0, x_key))
+        this_x_key = _where_each(stage == _SPLIT_X, hash1, this_x_key)
+        unit = _unit_of(*hash0, name)
+        x = _gaussian(unit)
+        v = one + x * c
+        found = (stage == _DRAW_X) & (v > 0)
+        x2, v3 = _where_each(found, (x * x, v * v * v), (x2, v3))
+        u = tnp.where(stage == _DRAW_U, unit, u)
+        after_u = tnp.where(rejected(x2, v3, u), _SPLIT, _DONE)
+        stage = tlib.select([stage == _SPLIT, stage == _SPLIT_X, found, stage == _DRAW_X, stage == _DRAW_U],
+                            [_SPLIT_X, _DRAW_X, _DRAW_U, _SPLIT_X, after_u], stage)
+        return stage, key, x_key, u_key, this_x_key, x2, v3, u
+
+    key, boost_key = _split_each((k1, k2), 2)
+    zero, unused = tnp.zeros_like(k1), tnp.zeros_like(alpha)
+    start = (tnp.full_like(k1, _SPLIT), key, (zero, zero), (zero, zero), (zero, zero), unused, unused, unused)
+    v3 = _while_any(lambda s: s[0] != _DONE, turn, start)[6]
+    if log_space:
+        log_u = tnp.log1p(-_unit_each(boost_key, name))
+        log_boost = tnp.where(unboosted | (log_u == 0), kind.type(0.0), log_u * (one / alpha))
+        return tnp.log(d) + tnp.log(v3) + log_boost
+    boost = tnp.where(unboosted, one, tnp.power(one - _unit_each(boost_key, name), one / alpha))
+    return d * v3 * boost
+
+
+def _gamma_slope(a: Array, x: Array) -> Array:
+    """dx/da of a Gamma(a) sample x with its CDF P(a, x) held (implicit reparameterization,
+    Figurnov et al., 2018): -(dP/da) / (dP/dx), by JAX's `random_gamma_grad`. P is
+    x^a e^-x / Γ(a + 1) S(a, x) for S its series (x <= max(a, 1)), 1 - P is x^a e^-x / Γ(a)
+    F(a, x) for F its continued fraction (beyond); over dP/dx = x^(a-1) e^-x / Γ(a), the
+    slope is -x (S (log x - ψ(a + 1)) + dS/da) / a, or x (F (log x - ψ(a)) + dF/da)."""
+    eps = float(np.finfo(x.dtype).eps)
+    fraction = (x > 1) & (x > a)
+    s, ds = _series_and_slope(a, tnp.where(fraction, 0.0, x), ~fraction, eps)
+    f, df = _fraction_and_slope(a, tnp.where(fraction, x, 2.0), fraction, eps)
+    log_x = tnp.log(x)
+    slope = tnp.where(fraction, (df + f * (log_x - digamma(a))) * x, -(ds + s * (log_x - digamma(a + 1))) * x / a)
+    slope = tnp.where(x == 0, 0.0, slope)
+    return tnp.where((x < 0) | (a <= 0) | tnp.isnan(x) | tnp.isnan(a), np.nan, slope)
+
+
+def _series_and_slope(a: Array, x: Array, todo: Array, eps: float) -> tuple[Array, Array]:
+    """S = sum of x^n / ((a+1)...(a+n)) and dS/da, summed until dS/da stops changing."""
+    def step(state: tuple) -> tuple:
+        todo, r, c, dc, total, dtotal = state
+        r = r + 1
+        dc = dc * (x / r) - (c * x) / (r * r)
+        c = c * (x / r)
+        new = (r, c, dc, total + c, dtotal + dc)
+        return (todo & (tnp.abs(dc / (dtotal + dc)) > eps), *_where_each(todo, new, state[1:]))
+
+    one, zero = tnp.ones_like(a), tnp.zeros_like(a)
+    out = _while_any(lambda s: s[0], step, (todo, a, one, zero, one, zero))
+    return out[-2], out[-1]
+
+
+def _fraction_and_slope(a: Array, x: Array, todo: Array, eps: float) -> tuple[Array, Array]:
+    """F, Q's continued fraction (Cephes' igamc, as JAX's), and dF/da, by its convergents
+    p/q and their derivatives, rescaled when they grow past 1/eps; until dF/da settles."""
+    def step(state: tuple) -> tuple:
+        todo, i, y, z, p1, q1, p2, q2, dp1, dq1, dp2, dq2, f, df = state
+        i, y, z = i + 1, y + 1, z + 2
+        yi = y * i
+        p, q = p1 * z - p2 * yi, q1 * z - q2 * yi
+        dp, dq = dp1 * z - p1 - dp2 * yi + p2 * i, dq1 * z - q1 - dq2 * yi + q2 * i
+        nonzero = q != 0
+        f = tnp.where(nonzero, p / q, f)
+        new_df = tnp.where(nonzero, (dp - f * dq) / q, df)
+        unsettled = tnp.where(nonzero, tnp.abs(new_df - df), 1.0) > eps
+        scale = tnp.where(tnp.abs(p) > 1 / eps, eps, 1.0)
+        new = (y, z, p * scale, q * scale, p1 * scale, q1 * scale, dp * scale, dq * scale, dp1 * scale,
+               dq1 * scale, f, new_df)
+        return (todo & unsettled & (i < 2000), i, *_where_each(todo, new, state[2:]))
+
+    y = 1 - a
+    z = x + y + 1
+    p1, q1 = x + 1, z * x
+    f = p1 / q1
+    zero = tnp.zeros_like(x)
+    start = (todo, tnp.zeros((), x.dtype), y, z, p1, q1, tnp.ones_like(x), x, zero, -x, zero, zero, f, x * f / q1)
+    out = _while_any(lambda s: s[0], step, start)
+    return out[-2], out[-1]
+
+
+_gamma_draws = custom_jvp(lambda k1, k2, a: _marsaglia_tsang(k1, k2, a, log_space=False))
+_loggamma_draws = custom_jvp(lambda k1, k2, a: _marsaglia_tsang(k1, k2, a, log_space=True))
+
+
+@_gamma_draws.defjvp
+def _gamma_jvp(primals: tuple, tangents: tuple) -> tuple:
+    x = _gamma_draws(*primals)
+    return x, tangents[2] * _gamma_slope(primals[2], x)
+
+
+@_loggamma_draws.defjvp
+def _loggamma_jvp(primals: tuple, tangents: tuple) -> tuple:
+    log_x = _loggamma_draws(*primals)
+    x = tnp.exp(log_x)
+    x = tnp.where(x == 0, np.finfo(x.dtype).tiny, x)  # (exp underflowed: JAX's choice)
+    return log_x, tangents[2] * _gamma_slope(primals[2], x) / x
+
+
+def _gamma(what: str, key: Any, a: Any, shape: Any, dtype: Any, log_space: bool = False) -> Array:
+    (a,) = _params(_float_kind(dtype), a)
+    shape = _shape(what, shape, a.shape)
+    k1, k2 = _hash(key, shape)  # (each element's key: split(key, size), JAX's)
+    return (_loggamma_draws if log_space else _gamma_draws)(k1, k2, tnp.broadcast_to(a, shape))
+
+
+def gamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+    """Gamma(a, 1) numbers (a broadcast to `shape`), differentiable in a as JAX's: the
+    slope of a sample with its CDF held."""
+    return _gamma("gamma", key, a, shape, dtype)
+
+
+def loggamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+    """log of Gamma(a, 1) numbers, drawn in log space (accurate for small a, whose samples
+    underflow); differentiable in a."""
+    return _gamma("loggamma", key, a, shape, dtype, log_space=True)
+
+
+def beta(key: Any, a: Any, b: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+    """Beta(a, b) numbers: Ga / (Ga + Gb) of gamma numbers drawn in log space (JAX's)."""
+    a, b = _params(_float_kind(dtype), a, b)
+    shape = _shape("beta", shape, a.shape, b.shape)
+    key_a, key_b = split(key)
+    log_a, log_b = loggamma(key_a, a, shape, a.dtype), loggamma(key_b, b, shape, b.dtype)
+    log_max = tnp.maximum(log_a, log_b)
+    scaled_a, scaled_b = tnp.exp(log_a - log_max), tnp.exp(log_b - log_max)
+    return scaled_a / (scaled_a + scaled_b)
+
+
+def dirichlet(key: Any, alpha: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+    """Dirichlet(alpha) vectors along alpha's last axis, `shape` (alpha's others by default)
+    before it: the softmax of log-gamma numbers (JAX's)."""
+    (alpha,) = _params(_float_kind(dtype), alpha)
+    if alpha.ndim < 1:
+        raise TenzrError("tz.random.dirichlet: alpha must have at least one axis (the categories)", user_location())
+    batch = _shape("dirichlet", alpha.shape[:-1] if shape is None else shape, alpha.shape[:-1])
+    return softmax(loggamma(key, alpha, (*batch, alpha.shape[-1]), alpha.dtype), axis=-1)
+
+
+def t(key: Any, df: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+    """Student's t numbers with `df` degrees of freedom: n sqrt(df / (2 g)) for n normal and
+    g Gamma(df / 2) (JAX's)."""
+    (df,) = _params(_float_kind(dtype), df)
+    shape = _shape("t", shape, df.shape)
+    key_n, key_g = split(key)
+    n = normal(key_n, shape, df.dtype)
+    half_df = df / df.dtype.type(2.0)
+    return n * tnp.sqrt(half_df / gamma(key_g, half_df, shape, df.dtype))
+
+
+def chisquare(key: Any, df: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+    """Chi-square numbers with `df` degrees of freedom: 2 Gamma(df / 2), drawn in log space (JAX's)."""
+    (df,) = _params(_float_kind(dtype), df)
+    two = df.dtype.type(2.0)
+    return tnp.exp(loggamma(key, df / two, _shape("chisquare", shape, df.shape), df.dtype)) * two
+
+
+def f(key: Any, dfnum: Any, dfden: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+    """F numbers: (X / dfnum) / (Y / dfden) for X, Y chi-square with those degrees of freedom (JAX's)."""
+    dfnum, dfden = _params(_float_kind(dtype), dfnum, dfden)
+    shape = _shape("f", shape, dfnum.shape, dfden.shape)
+    key_den, key_num = split(key)
+    numerator = chisquare(key_num, dfnum, shape, dfnum.dtype) / dfnum
+    return numerator / (chisquare(key_den, dfden, shape, dfden.dtype) / dfden)
+
+
+def generalized_normal(key: Any, p: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+    """Numbers of density proportional to exp(-|x|^p): a random sign times G^(1/p) for G
+    Gamma(1/p) (JAX's)."""
+    (p,) = _params(_float_kind(dtype), p)
+    key_g, key_sign = split(key)
+    g = gamma(key_g, 1 / p, shape, p.dtype)
+    return rademacher(key_sign, shape, p.dtype) * tnp.power(g, 1 / p)
+
+
+def ball(key: Any, d: int, p: Any = 2, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+    """Points uniform in the unit L^p ball of dimension d, shape (*shape, d): generalized
+    normal coordinates over (sum |g_i|^p + E)^(1/p) for E exponential (Barthe et al., 2005; JAX's)."""
+    if not isinstance(d, (int, np.integer)) or isinstance(d, bool) or d < 0:
+        raise TenzrError(f"tz.random.ball: d must be a nonnegative int, got {d!r}", user_location())
+    kind = _float_kind(dtype)
+    shape = shape_tuple(shape)
+    key_g, key_e = split(key)
+    g = generalized_normal(key_g, p, (*shape, int(d)), kind)
+    e = exponential(key_e, shape, kind)
+    return g / tnp.power(tnp.sum(tnp.power(tnp.abs(g), p), axis=-1) + e, 1 / p)[..., None]
+
+
+def poisson(key: Any, lam: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+    """Poisson(lam) counts (lam broadcast to `shape`), as JAX draws them in float32: Knuth's
+    products of uniform numbers below lam = 10, Hörmann's transformed rejection (1993) above."""
+    kind = _int_kind(dtype)
+    (lam,) = _params(np.dtype(np.float32), lam)
+    shape = _shape("poisson", shape, lam.shape)
+    lam = tnp.broadcast_to(lam, shape)
+    knuth = tnp.isnan(lam) | (lam < 10)
+    drawn = tnp.where(knuth, _poisson_knuth(key, tnp.where(knuth, lam, 0.0)),
+                      _poisson_rejection(key, tnp.where(knuth, 1e5, lam)))
+    return tnp.where(lam == 0, 0, drawn).astype(kind)
+
+
+def _poisson_knuth(key: Any, lam: Array) -> Array:
+    def step(state: tuple) -> tuple:
+        k, key, log_product = state
+        key, sub = split(key)
+        k = tnp.where(log_product > -lam, k + 1, k)
+        return k, key, log_product + tnp.log(uniform(sub, lam.shape, lam.dtype))
+
+    start = (tnp.zeros(lam.shape, np.int32), _words(key), tnp.zeros_like(lam))
+    return _while_any(lambda s: s[2] > -lam, step, start)[0] - 1
+
+
+def _poisson_rejection(key: Any, lam: Array) -> Array:
+    log_lam = tnp.log(lam)
+    b = 0.931 + 2.53 * tnp.sqrt(lam)
+    a = -0.059 + 0.02483 * b
+    inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+    v_r = 0.9277 - 3.6224 / (b - 2)
+
+    def step(state: tuple) -> tuple:
+        k_out, accepted, key = state
+        keys = split(key, 3)
+        u = uniform(keys[1], lam.shape, lam.dtype) - 0.5
+        v = uniform(keys[2], lam.shape, lam.dtype)
+        u_shifted = 0.5 - tnp.abs(u)
+        k = tnp.floor((2 * a / u_shifted + b) * u + lam + 0.43)
+        s = tnp.log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))
+        t = -lam + k * log_lam - gammaln(k + 1)
+        reject = (k < 0) | ((u_shifted < 0.013) & (v > u_shifted))
+        accept = ((u_shifted >= 0.07) & (v <= v_r)) | (~reject & (s <= t))
+        return tnp.where(accept, k, k_out), accepted | accept, keys[0]
+
+    start = (tnp.full_like(lam, -1.0), tnp.zeros(lam.shape, bool), _words(key))
+    return _while_any(lambda s: ~s[1], step, start)[0].astype(np.int32)
+
+
+def binomial(key: Any, n: Any, p: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+    """Binomial(n, p) counts, as floats (JAX's): the sum of geometric gaps while n q <= 10,
+    else Kachitvichyanukul and Schmeiser's BTRS (1988), for q = min(p, 1 - p); NaN where
+    p or n is NaN or out of range, inf where n is."""
+    kind = _float_kind(dtype)
+    prob = tnp._float(p)
+    (count,) = _params(prob.dtype, n)
+    shape = _shape("binomial", shape, count.shape, prob.shape)
+    count, prob = tnp.broadcast_to(count, shape), tnp.broadcast_to(prob, shape)
+    below_half = prob < 0.5
+    q = tnp.where(below_half, prob, 1.0 - prob)
+    count_nan_or_negative, count_inf = tnp.isnan(count) | (count < 0.0), tnp.isinf(count)
+    q_nan, q_negative = tnp.isnan(q), q < 0.0
+    q = tnp.where(q_nan | q_negative, 0.01, q)
+    inversion = count_nan_or_negative | (count * q <= 10.0)
+    count = tnp.floor(count)
+    samples = tnp.where(inversion, _binomial_inversion(key, tnp.where(inversion, count, 0.0), q),
+                        _btrs(key, tnp.where(inversion, 1e4, count), tnp.where(inversion, 0.5, q))).astype(kind)
+    invalid = q_negative | q_nan | count_nan_or_negative
+    samples = tnp.where(invalid, np.nan, tnp.where(count_inf, np.inf, samples))
+    return tnp.where(below_half | count_nan_or_negative | q_nan | count_inf, samples, count.astype(kind) - samples)
+
+
+def _binomial_inversion(key: Any, count: Array, prob: Array) -> Array:
+    log1m_prob = tnp.log1p(-prob)
+
+    def step(state: tuple) -> tuple:
+        gaps, gap_sum, key = state
+        keys = split(key)
+        gaps = tnp.where(gap_sum <= count, gaps + 1, gaps)
+        gap = tnp.ceil(tnp.log(uniform(keys[0], prob.shape, prob.dtype)) / log1m_prob)
+        return gaps, gap_sum + gap, keys[1]
+
+    start = (tnp.zeros_like(prob), tnp.zeros_like(prob), _words(key))
+    return _while_any(lambda s: s[1] <= count, step, start)[0] - 1
+
+
+_STIRLING_TAILS = np.array([0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+                            0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+                            0.00925546218271273, 0.00833056343336287])
+"""log k! - (k + 1/2) log(k + 1) + (k + 1) - log(2 pi)/2 for k = 0..9 (JAX's table)."""
+
+
+def _stirling_tail(k: Array) -> Array:
+    # JAX's: the series beyond 9 is evaluated at k clamped to 9, as JAX's is (its bits).
+    clamped = tnp.clip(k, 0.0, 9.0)
+    kp1sq = (clamped + 1) * (clamped + 1)
+    approx = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (clamped + 1)
+    table = tnp.take(_STIRLING_TAILS.astype(k.dtype), tnp.floor(clamped).astype(np.int32), mode="promise_in_bounds")
+    return tnp.where(k <= 9, table, approx)
+
+
+def _btrs(key: Any, count: Array, prob: Array) -> Array:
+    stddev = tnp.sqrt(count * prob * (1 - prob))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = count * prob + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = prob / (1 - prob)
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = tnp.floor((count + 1) * prob)
+
+    def step(state: tuple) -> tuple:
+        k_out, accepted, key = state
+        keys = split(key, 3)
+        u = uniform(keys[1], prob.shape, prob.dtype)
+        v = uniform(keys[2], prob.shape, prob.dtype)
+        u = u - 0.5
+        us = 0.5 - tnp.abs(u)
+        quick = (us >= 0.07) & (v <= v_r)
+        k = tnp.floor((2 * a / us + b) * u + c)
+        reject = (k < 0) | (k > count)
+        log_v = tnp.log(v * alpha / (a / (us * us) + b))
+        bound = ((m + 0.5) * tnp.log((m + 1) / (r * (count - m + 1)))
+                 + (count + 1) * tnp.log((count - m + 1) / (count - k + 1))
+                 + (k + 0.5) * tnp.log(r * (count - k + 1) / (k + 1))
+                 + _stirling_tail(m) + _stirling_tail(count - m) - _stirling_tail(k) - _stirling_tail(count - k))
+        accept = quick | (~reject & (log_v <= bound))
+        return tnp.where(accept, k, k_out), accepted | accept, keys[0]
+
+    start = (tnp.full_like(prob, -1.0), tnp.zeros(prob.shape, bool), _words(key))
+    return _while_any(lambda s: ~s[1], step, start)[0]
+
+
+def multivariate_normal(key: Any, mean: Any, cov: Any, shape: Sequence[int] | None = None, dtype: Any = None,
+                        method: str = "cholesky") -> Array:
+    """Normal vectors of mean `mean` [..., n] and covariance `cov` [..., n, n]: mean + F z
+    for z standard normal and F F^T = cov, F by `method`: 'cholesky' (JAX's numbers),
+    'eigh' or 'svd' (for singular cov; JAX's distribution, though F's columns may differ
+    in sign from JAX's). `shape` (the batch shape, mean's and cov's broadcast by default)
+    comes before n."""
+    if method not in ("cholesky", "eigh", "svd"):
+        raise TenzrError(f"tz.random.multivariate_normal: method must be 'cholesky', 'eigh' or 'svd', got {method!r}",
+                         user_location())
+    mean, cov = promote(tnp._float(mean), tnp._float(cov))
+    mean, cov = _params(_float_kind(mean.dtype if dtype is None else dtype), mean, cov)
+    n = mean.shape[-1] if mean.ndim else 0
+    if mean.ndim < 1 or cov.shape[-2:] != (n, n):
+        raise TenzrError(f"tz.random.multivariate_normal: mean must be [..., n] and cov [..., n, n], got shapes "
+                         f"{mean.shape} and {cov.shape}", user_location())
+    batch = _shape("multivariate_normal", shape, mean.shape[:-1], cov.shape[:-2])
+    if method == "cholesky":
+        factor = cholesky(cov)
+    elif method == "eigh":
+        w, v = eigh(cov)
+        factor = v * tnp.sqrt(w[..., None, :])
+    else:
+        u, s, _ = svd(cov)
+        factor = u * tnp.sqrt(s[..., None, :])
+    return mean + tnp.einsum("...ij,...j->...i", factor, normal(key, (*batch, n), mean.dtype))
+
+
+def orthogonal(key: Any, n: int, shape: Sequence[int] = (), dtype: Any = None, m: int | None = None) -> Array:
+    """Matrices [*shape, n, m] uniform on the orthogonal group (n = m, the default), or
+    with orthonormal rows (n < m) or columns (n > m): the Q of a normal matrix's QR, its
+    columns' signs those of R's diagonal (Mezzadri, 2007; JAX's)."""
+    m = n if m is None else m
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 0 for v in (n, m)):
+        raise TenzrError(f"tz.random.orthogonal: n and m must be nonnegative ints, got n={n!r}, m={m!r}",
+                         user_location())
+    z = normal(key, (*shape_tuple(shape), max(n, m), min(n, m)), _float_kind(dtype))
+    q, r = qr(z)
+    x = q * tnp.sign(diagonal(r))[..., None, :]
+    return tnp.swapaxes(x, -1, -2) if n < m else x
+
+
+def lognormal(key: Any, sigma: Any = 1.0, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+    """exp(sigma z) for z standard normal (sigma broadcast to `shape`)."""
+    (sigma,) = _params(_float_kind(dtype), sigma)
+    return tnp.exp(normal(key, _shape("lognormal", shape, sigma.shape), sigma.dtype) * sigma)
+
+
+def rademacher(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+    """-1 or 1, each with probability 1/2 (int by default, JAX's `bernoulli(key, 0.5)`)."""
+    kind = _int_kind(dtype) if dtype is None or np.dtype(dtype).kind in "iu" else _float_kind(dtype)
+    return (2 * bernoulli(key, 0.5, shape).astype(kind) - 1).astype(kind)
+
+
+def maxwell(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+    """Maxwell numbers: the length of a standard normal 3-vector."""
+    z = normal(key, (*shape_tuple(shape), 3), _float_kind(dtype))
+    return tnp.sqrt(tnp.sum(z * z, axis=-1))
+
+
+def double_sided_maxwell(key: Any, loc: Any, scale: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+    """loc + scale s M for M Maxwell and s a random sign, of JAX's shape: `shape` (the
+    parameters' broadcast shape when empty) followed by the parameters' broadcast shape."""
+    loc, scale = _params(_float_kind(dtype), loc, scale)
+    params = _shape("double_sided_maxwell", None, loc.shape, scale.shape)
+    shape = (*(shape_tuple(shape) or params), *params)
+    key_maxwell, key_sign = split(key)
+    return rademacher(key_sign, shape, loc.dtype) * maxwell(key_maxwell, shape, loc.dtype) * scale + loc
+
+
+def pareto(key: Any, b: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+    """Pareto numbers of shape b (density b / x^(b+1) on x >= 1): exp(E / b) for E exponential."""
+    (b,) = _params(_float_kind(dtype), b)
+    return tnp.exp(exponential(key, _shape("pareto", shape, b.shape), b.dtype) / b)
+
+
+def rayleigh(key: Any, scale: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+    """Rayleigh numbers: scale sqrt(-2 log u)."""
+    (scale,) = _params(_float_kind(dtype), scale)
+    shape = _shape("rayleigh", shape, scale.shape)
+    return scale * tnp.sqrt(tnp.log(uniform(key, shape, scale.dtype)) * -2)
+
+
+def wald(key: Any, mean: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+    """Wald (inverse Gaussian, unit shape) numbers of mean `mean`: Michael, Schucany and
+    Haas's transformation (1976) of a normal and a uniform number (JAX's)."""
+    (mean,) = _params(_float_kind(dtype), mean)
+    shape = _shape("wald", shape, mean.shape)
+    key_v, key_z = split(key)
+    y = tnp.square(normal(key_v, shape, mean.dtype))
+    z = uniform(key_z, shape, mean.dtype)
+    mean_sq = tnp.square(mean)
+    x = mean + mean_sq * y / 2 - mean / 2 * tnp.sqrt(4 * mean * y + mean_sq * tnp.square(y))
+    return tnp.where(z <= mean / (mean + x), x, mean_sq / x)
+
+
+def weibull_min(key: Any, scale: Any, concentration: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+    """Weibull numbers: scale (-log(1 - u))^(1 / concentration)."""
+    scale, concentration = _params(_float_kind(dtype), scale, concentration)
+    u = uniform(key, shape, scale.dtype)
+    return tnp.power(-tnp.log1p(-u), 1.0 / concentration) * scale
+
+
+def geometric(key: Any, p: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:
+    """Trials up to the first success, of probability p each: 1 + floor(log u / log(1 - p))."""
+    kind = _int_kind(dtype)
+    p = tnp._float(p)
+    u = uniform(key, _shape("geometric", shape, p.shape), p.dtype)
+    log_u = tnp.log(tnp.where(u == 0, 1.0, u))  # (JAX's: u = 0 drawn as 1)
+    return (tnp.floor(log_u / tnp.log1p(-p)) + 1).astype(kind)
+
+
+def triangular(key: Any, left: Any, mode: Any, right: Any, shape: Sequence[int] | None = None,
+               dtype: Any = None) -> Array:
+    """Triangular numbers on [left, right] peaking at `mode`, by inverting the CDF."""
+    left, mode, right = _params(_float_kind(dtype), left, mode, right)
+    shape = _shape("triangular", shape, left.shape, mode.shape, right.shape)
+    left, mode, right = (tnp.broadcast_to(v, shape) for v in (left, mode, right))
+    u = uniform(key, shape, left.dtype)
+    rising = left + tnp.sqrt(u * (right - left) * (mode - left))
+    falling = right - tnp.sqrt((1 - u) * (right - left) * (right - mode))
+    return tnp.where(u < (mode - left) / (right - left), rising, falling)
 
 
 check_arguments(globals(), "tz.random.")

@@ -1,5 +1,7 @@
 """`tz.random` against JAX's own generator (the same Threefry counters: equal bits), inside
-jit and eagerly, plus statistics for `randint`, whose rule is not JAX's."""
+jit and eagerly, plus statistics for `randint`, whose rule is not JAX's. The distributions
+JAX draws by rejection (gamma and those made from it, poisson, binomial) replay JAX's loops
+with its keys, so they too are compared with JAX's numbers, not with statistics."""
 
 from __future__ import annotations
 
@@ -111,3 +113,143 @@ def test_choice_draws_jaxs_numbers():
     assert drawn.shape == (200, 3) and set(np.unique(drawn)) == {0, 1, 2, 3, 4}
     with pytest.raises(tz.TenzrError, match="cannot take a larger sample"):
         tz.random.choice(key, 3, shape=(4,), replace=False)
+
+
+def _assert_like_jax(ours, theirs, rtol, atol=0.0):
+    """Same shapes and dtypes as JAX's draws; floats equal to within rtol (and atol), the
+    rest exactly."""
+    for name, want in theirs.items():
+        got, want = np.asarray(ours[name]), np.asarray(want)
+        assert (got.shape, got.dtype) == (want.shape, want.dtype), name
+        if want.dtype.kind == "f":
+            np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=name)
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=name)
+
+
+_MEAN = np.array([1.0, -1.0, 0.5], np.float32)
+_COV = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 0.5]], np.float32)
+
+
+def _transformed_draws(random, key):
+    """Distributions JAX makes from uniform or normal numbers (most from the same key and
+    shape, so that one hash serves them all)."""
+    a, b = random.split(key)
+    return {
+        "lognormal": random.lognormal(a, np.float32(0.5), (6,)),
+        "rademacher": random.rademacher(a, (6,)),
+        "maxwell": random.maxwell(a, (6,)),
+        "double_sided_maxwell": random.double_sided_maxwell(b, np.float32(1.0), np.array([1.0, 2.0], np.float32)),
+        "pareto": random.pareto(a, np.float32(3.0), (6,)),
+        "rayleigh": random.rayleigh(a, np.float32(2.0), (6,)),
+        "wald": random.wald(b, np.array([0.5, 1.0, 4.0], np.float32)),
+        "weibull_min": random.weibull_min(a, np.float32(2.0), np.float32(1.5), (6,)),
+        "geometric": random.geometric(a, np.float32(0.3), (6,)),
+        "triangular": random.triangular(a, np.float32(-1.0), np.float32(0.5), np.float32(2.0), (6,)),
+        "orthogonal": random.orthogonal(a, 3, (2,)),
+        "semi_orthogonal": random.orthogonal(b, 2, m=3),
+        "multivariate_normal": random.multivariate_normal(a, _MEAN, _COV, (6,)),
+        "multivariate_normal_eigh": random.multivariate_normal(a, _MEAN, _COV, (6,), method="eigh"),
+        "multivariate_normal_svd": random.multivariate_normal(a, _MEAN, _COV, (6,), method="svd"),
+    }
+
+
+def test_transformed_uniform_and_normal_draws_match_jax_inside_jit():
+    """JAX's numbers (its defaults without x64: float32 and int32, as tz's). With eigh or
+    svd, multivariate_normal's factor has the decomposition's column signs: the draws'
+    coordinates along cov's eigenvectors are JAX's up to sign."""
+    ours = tz.jit(lambda key: _transformed_draws(tz.random, key))(tz.random.PRNGKey(11))
+    with jax.enable_x64(False):
+        theirs = jax.jit(lambda key: _transformed_draws(jax.random, key))(jax.random.PRNGKey(11))
+    _, vectors = np.linalg.eigh(_COV.astype(np.float64))
+    for method in ("eigh", "svd"):
+        got, want = (np.abs((d.pop(f"multivariate_normal_{method}") - _MEAN) @ vectors) for d in (ours, theirs))
+        np.testing.assert_allclose(got, want, atol=1e-5, err_msg=method)
+    _assert_like_jax(ours, theirs, rtol=2e-6)
+
+
+def _gamma_draws(random, key):
+    """The distributions made from JAX's gamma sampler (gamma and loggamma themselves are
+    compared in the gradient's test), on 4 x 3 elements each."""
+    a = np.array([0.2, 1.0, 4.5], np.float32)
+    return {
+        "beta": random.beta(key, a, np.float32(2.0), (4, 3)),
+        "dirichlet": random.dirichlet(key, a, (4,)),
+        "t": random.t(key, a, (4, 3)),
+        "chisquare": random.chisquare(key, a, (4, 3)),
+        "f": random.f(key, np.float32(3.0), np.float32(0.7), (4, 3)),
+        "generalized_normal": random.generalized_normal(key, np.float32(1.5), (4, 3)),
+        "ball": random.ball(key, 3, np.float32(1.5), (4,)),
+    }
+
+
+def test_gamma_family_matches_jax_inside_jit():
+    """beta, dirichlet, t, chisquare, f, generalized_normal and ball, made from gamma or
+    loggamma numbers as JAX makes them, give JAX's numbers (to the rounding of log and pow)."""
+    ours = tz.jit(lambda key: _gamma_draws(tz.random, key))(tz.random.PRNGKey(5))
+    with jax.enable_x64(False):
+        theirs = jax.jit(lambda key: _gamma_draws(jax.random, key))(jax.random.PRNGKey(5))
+    _assert_like_jax(ours, theirs, rtol=2e-5)
+
+
+def test_gamma_draws_and_their_slopes_in_the_shape_are_jaxs():
+    """Marsaglia and Tsang's rejection loop, each element drawing with its own key until
+    accepted, gives JAX's numbers, in gamma and loggamma (which boosts a < 1 in log space);
+    their derivatives in the shape a are JAX's implicit reparameterization (the slope of a
+    sample with its CDF held), for shapes on both sides of 1 and samples on both sides of a."""
+    a = np.array([0.1, 0.6, 1.0, 2.5, 7.0, 40.0], np.float32)
+
+    def loss(random, a, key):
+        draws = {"gamma": random.gamma(key, a, (50, 6)), "loggamma": random.loggamma(key, a, (50, 6))}
+        return draws["gamma"].sum() + (draws["loggamma"] * np.float32(0.5)).sum(), draws
+
+    (_, ours), slope = tz.jit(tz.value_and_grad(lambda a, key: loss(tz.random, a, key), has_aux=True))(
+        a, tz.random.PRNGKey(3))
+    with jax.enable_x64(False):
+        (_, theirs), jax_slope = jax.jit(jax.value_and_grad(lambda a, key: loss(jax.random, a, key), has_aux=True))(
+            a, jax.random.PRNGKey(3))
+    _assert_like_jax(ours, theirs, rtol=2e-5, atol=2e-5)  # (loggamma near 0: absolute)
+    np.testing.assert_allclose(slope, jax_slope, rtol=1e-5)
+
+
+def test_poisson_and_binomial_match_jax_inside_jit():
+    """Both branches of each: Knuth's products and Hörmann's rejection (lam from 10), the
+    inversion and BTRS (n min(p, 1-p) above 10, p above 1/2 drawn as n - Binomial(n, 1-p))."""
+    lam = np.array([0.0, 0.5, 3.0, 9.9, 10.0, 25.0, 400.0], np.float32)
+    n = np.array([0.0, 5.0, 20.0, 100.0, 1000.0, 30.0, 200.0], np.float32)
+    p = np.array([0.3, 0.9, 0.5, 0.05, 0.4, 0.7, 0.8], np.float32)
+
+    def draws(random, key):
+        return {"poisson": random.poisson(key, lam, (200, 7)), "binomial": random.binomial(key, n, p, (200, 7))}
+
+    ours = tz.jit(lambda key: draws(tz.random, key))(tz.random.PRNGKey(2))
+    with jax.enable_x64(False):
+        theirs = jax.jit(lambda key: draws(jax.random, key))(jax.random.PRNGKey(2))
+    _assert_like_jax(ours, theirs, rtol=0)
+
+
+def test_eager_draws_with_x64_are_float64_and_int64_as_jaxs(x64):
+    """Called eagerly with jax_enable_x64: 64-bit uniform numbers under the gamma loop, and
+    rademacher's int64 from float64 uniform numbers, as JAX's with x64."""
+    key, jkey = tz.random.PRNGKey(4), jax.random.PRNGKey(4)
+    a = np.array([0.5, 3.0], np.float64)
+    _assert_like_jax({"gamma": tz.random.gamma(key, a, (20, 2)), "rademacher": tz.random.rademacher(key, (9,))},
+                     {"gamma": jax.random.gamma(jkey, a, (20, 2)), "rademacher": jax.random.rademacher(jkey, (9,))},
+                     rtol=1e-12)
+
+
+def test_bad_distribution_arguments_are_clear_errors():
+    key = tz.random.PRNGKey(0)
+    with pytest.raises(tz.TenzrError, match=r"tz.random.gamma: the parameters' shapes \(3,\) must broadcast to "
+                                            r"shape \(2,\)"):
+        tz.random.gamma(key, np.ones(3, np.float32), (2,))
+    with pytest.raises(tz.TenzrError, match="method must be 'cholesky', 'eigh' or 'svd', got 'qr'"):
+        tz.random.multivariate_normal(key, _MEAN, _COV, method="qr")
+    with pytest.raises(tz.TenzrError, match=r"mean must be \[..., n\] and cov \[..., n, n\]"):
+        tz.random.multivariate_normal(key, _MEAN, _COV[:2])
+    with pytest.raises(tz.TenzrError, match="n and m must be nonnegative ints"):
+        tz.random.orthogonal(key, 2.5)
+    with pytest.raises(tz.TenzrError, match="alpha must have at least one axis"):
+        tz.random.dirichlet(key, 1.0)
+    with pytest.raises(tz.TenzrError, match="integer numbers are int32 or int64"):
+        tz.random.poisson(key, 3.0, dtype=np.float32)
