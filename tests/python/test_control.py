@@ -502,3 +502,28 @@ def test_disable_jit_runs_jitted_functions_and_loops_as_python_as_jax():
         assert empty.shape == (0, 2) and empty.dtype == np.float32
     finally:
         tz.config.update("jax_disable_jit", False)
+
+
+def test_scan_unrolls_bodies_by_their_size_and_keeps_the_steps_values():
+    """Left at unroll=1, a body of 80 ops runs 4 steps per iteration, one of 130 two, one of
+    over 512 one (AUTO_UNROLL_OPS); the values are NumPy's."""
+    def stepper(depth):
+        def step(h, x):
+            for _ in range(depth):
+                h = h * h * 0.3 + 0.1
+            return tz.cos(h) + x, h.sum()
+        return step
+
+    xs = np.linspace(0, 1, 36, dtype=np.float32).reshape(12, 3)
+    for depth, copies in ((15, 4), (25, 2), (200, 1)):
+        program = tz.jit(lambda xs, depth=depth: tz.lax.scan(stepper(depth), tz.zeros(3), xs))
+        assert program.lower(xs).count("stablehlo.cosine") == copies, depth
+    h, sums = np.zeros(3, np.float32), []
+    for x in xs:
+        for _ in range(15):
+            h = h * h * np.float32(0.3) + np.float32(0.1)
+        sums.append(h.sum())
+        h = np.cos(h) + x
+    carry, ys = tz.jit(lambda xs: tz.lax.scan(stepper(15), tz.zeros(3), xs))(xs)
+    np.testing.assert_allclose(carry, h, rtol=1e-6)
+    np.testing.assert_allclose(ys, sums, rtol=1e-6)
