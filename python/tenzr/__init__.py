@@ -19,8 +19,13 @@ from tenzr.core import (
     ShapeDtypeStruct,
     array,
     block_until_ready,
+    default_backend,
+    device_count,
     device_get,
     device_put,
+    devices,
+    local_device_count,
+    local_devices,
     ndarray,
 )
 from tenzr.dialect.diagnostics import TenzrError
@@ -301,7 +306,7 @@ from tenzr.numpy_routines import (
     vectorize,
 )
 from tenzr.passes.custom_ops import register_custom_op
-from tenzr.targets import Target
+from tenzr.targets import Device, Target
 from tenzr.transforms import (
     ClosedJaxpr,
     checkpoint,

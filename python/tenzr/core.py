@@ -531,6 +531,53 @@ def device_put(x: Any, device: Any = None) -> Any:
     return unflatten(tree, [leaf if isinstance(leaf, Array) else array(leaf) for leaf in leaves])
 
 
+def devices(backend: str | None = None) -> list[Any]:
+    """JAX's `jax.devices`: the devices of `backend` ("cpu", "vulkan", "cuda", or "gpu" for
+    CUDA's), by default of the default backend (`default_backend()`). A backend without a
+    device is an error, as in JAX."""
+    from tenzr.runtime import device_names  # (the runtime loads IREE's)
+    from tenzr.targets import TARGET_NAMES, Device, Target
+
+    platform = {"gpu": "cuda", None: default_backend()}.get(backend, backend)
+    if platform not in TARGET_NAMES:
+        raise TenzrError(f"devices: unknown backend {backend!r} (choose one of: {', '.join(TARGET_NAMES)}, gpu)")
+    names = device_names(Target(platform).driver) if platform != "cpu" else [_cpu_name()]
+    if not names:
+        raise TenzrError(f"devices: backend {backend!r} has no device here")
+    return [Device(platform, i, name) for i, name in enumerate(names)]
+
+
+def local_devices(process_index: int | None = None, backend: str | None = None) -> list[Any]:
+    """JAX's `jax.local_devices`: `devices(backend)`, as every device here is this process's."""
+    del process_index
+    return devices(backend)
+
+
+def device_count(backend: str | None = None) -> int:
+    """JAX's `jax.device_count`: how many devices `backend` has."""
+    return len(devices(backend))
+
+
+local_device_count = device_count
+
+
+def default_backend() -> str:
+    """JAX's `jax.default_backend`: where `tz.jit` compiles unless told (always "cpu")."""
+    return "cpu"
+
+
+def _cpu_name() -> str:
+    """This machine's CPU model, as /proc/cpuinfo names it (else the architecture)."""
+    import platform
+
+    try:
+        with open("/proc/cpuinfo") as info:
+            return next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")),
+                        platform.machine())
+    except OSError:
+        return platform.machine()
+
+
 def block_until_ready(x: Any) -> Any:
     """JAX's `jax.block_until_ready`: x, once every array in it is computed (which, as
     tenzr's programs return when their results are, is at once)."""

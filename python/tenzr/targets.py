@@ -281,5 +281,21 @@ def _suggest(name: str, known: frozenset[str] | set[str]) -> str:
             else f" ({len(known)} are known: `iree-compile --iree-llvmcpu-target-cpu=help` lists them)")
 
 
-def as_target(target: str | Target) -> Target:
+@dataclass(frozen=True)
+class Device:
+    """JAX's `jax.Device`: one place programs run, of a `platform` ("cpu", "vulkan" or
+    "cuda"), numbered `id`, which its driver calls `device_kind`. Where a target is taken
+    (`tz.device_put(x, device)`, `tz.jit(f, target=device)`), a device means its platform."""
+
+    platform: str
+    id: int = 0
+    device_kind: str = ""
+
+    def __repr__(self) -> str:
+        return f"{self.platform.capitalize()}Device(id={self.id})"  # (JAX's: CpuDevice(id=0))
+
+
+def as_target(target: str | Target | Device) -> Target:
+    if isinstance(target, Device):
+        return Target(target.platform)
     return target if isinstance(target, Target) else Target(target)

@@ -785,3 +785,17 @@ def test_eager_array_operators_promote_as_jax(x64_on):
     finally:
         tz.config.update("jax_enable_x64", False)
         jax.config.update("jax_enable_x64", True)
+
+
+def test_devices_and_the_default_backend_as_jax():
+    """On this CPU-only machine JAX's and Tenzr's answers agree; a device is accepted
+    wherever a target is (device_put, jit)."""
+    ours, theirs = tz.devices(), jax.devices()
+    assert [(repr(d), d.platform, d.id) for d in ours] == [(repr(d), d.platform, d.id) for d in theirs]
+    assert tz.default_backend() == jax.default_backend() == "cpu"
+    assert tz.device_count() == jax.device_count() and tz.local_device_count() == jax.local_device_count()
+    assert tz.local_devices() == ours and isinstance(ours[0], tz.Device)
+    np.testing.assert_array_equal(tz.jit(lambda x: x * 2, target=ours[0])(np.ones(2, np.float32)), [2.0, 2.0])
+    np.testing.assert_array_equal(tz.device_put(np.ones(2), ours[0]), np.ones(2))
+    with pytest.raises(tz.TenzrError, match="unknown backend 'tpu'"):
+        tz.devices("tpu")
