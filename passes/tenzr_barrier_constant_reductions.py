@@ -1,6 +1,7 @@
 """`tenzr-barrier-constant-reductions`: a reduction of a value computed from constants alone
 (no argument reaches it) reads it through an optimization barrier, and a loop with a
-reduction inside starts from a copy of such values (`sh.copy`, which is behind a barrier).
+reduction inside starts from a copy of each splat constant it starts from (`sh.copy`,
+which is behind a barrier).
 
 IREE 3.13 folds an elementwise op of a splat constant into a computation with no input,
 fuses that into the reduction, and then reduces over one element of the folded dims: the
@@ -11,8 +12,9 @@ value is computed by a dispatch of its own and the reduction reads it. IREE also
 loop's single trip, or its first test, outside the loop, where the start values are
 constants to fold: three steps of `s + 0.1 * exp(0.1 * s).sum()` from zeros gave 0.92
 instead of 1.25, and a loop testing `any(s != 4)` of 100,000 zeros failed to compile
-("exceeded stack allocation limit"). (Barriers on an LSTM gradient's starts: its step
-within 3%, compile time the same.)
+("exceeded stack allocation limit"). Only splats are copied: copies of every constant start
+gave wrong values in a QR's complete Q (a loop from an identity matrix). (Barriers on an
+LSTM gradient's starts: its step within 3%, compile time the same.)
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from tenzr.dialect.context import ops_named
 from tenzr.dialect.ir_imports import Value, ir
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import Pass, register
+from tenzr.passes.views import splat_value
 
 
 def _from_constants_alone(value: Value, known: dict[ir.Operation, bool]) -> bool:
@@ -75,9 +78,7 @@ def barrier_constant_reductions(module: ir.Operation) -> None:
             # start values are constants to fold: a loop of sums from zeros gave wrong values)
             if ops_named(op, {sh.reduce.op_name}):
                 for i, value in enumerate(op.operands):
-                    made = sh.producer(value)
-                    if made is not None and made.name != sh.optimization_barrier.op_name and \
-                            _from_constants_alone(value, known):
+                    if splat_value(value) is not None and sh.spec(value).rank:
                         _copy(op, i)
             continue
         for i, value in enumerate(list(op.operands)[:len(op.operands) // 2]):
