@@ -663,6 +663,16 @@ custom_call = OpDef("custom_call", "A user op; its lowering and VJP come from th
                     ("x...",), _custom_call_rule, attrs=(Attr("call_target_name", Str()),),
                     given_result=True, open_attrs=True)
 
+
+
+def _debug_print_rule(op: Op) -> list[TensorSpec]:
+    return []
+
+
+debug_print = OpDef("debug_print", "Prints its operands when the program runs (`tz.debug.print`), as `key` (a "
+                    "JSON format and layout) says.", ("x...",), _debug_print_rule, attrs=(Attr("key", Str()),),
+                    gradient="none")
+
 # --------------------------------------------------------------------------- control flow
 # Region ops with StableHLO's semantics (stablehlo.while, stablehlo.case). Their regions
 # take their inputs as block arguments and end with `tenzr.yield`; they may also use values

@@ -137,12 +137,14 @@ class RegionDriver:
 
     def restricted(self, func: ir.Operation, keep: Sequence[int]) -> ir.Operation:
         """A copy of `func` returning only its results `keep` (and computing only what they
-        need), added to the module (the caller erases it when done)."""
+        need; what it runs again prints nothing again), added to the module (the caller
+        erases it when done)."""
         copy = func.clone()
         name = fresh_name(self.funcs, "restricted")
         copy.attributes["sym_name"] = ir.StringAttr.get(name)
         results = list(body_ops(copy)[-1].operands)
         set_results(copy, [results[i] for i in keep])
+        drop_prints(copy)
         dce_everywhere(copy)
         self.funcs[name] = copy
         return copy
@@ -169,10 +171,30 @@ class RegionDriver:
 # --------------------------------------------------------------------------- dead code
 
 
+PRINTS = frozenset({"tenzr.debug_print", "flow.tensor.trace"})
+"""Ops that do more than compute results: they print their operands (`tz.debug.print`)."""
+
+
+def drop_prints(func: ir.Operation) -> None:
+    """Erases the prints in `func`: a copy of code run again for a derivative, which printed
+    its values the first time (as JAX's prints do, once per run of the forward)."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name in PRINTS:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit)
+    for op in found:
+        op.erase()
+
+
 def is_pure(op: ir.Operation) -> bool:
-    """Whether `op` only computes its results (tenzr ops, and StableHLO ops whose regions
-    are combiners, comparators, loop bodies or branches)."""
-    return op.name != "func.call" and (not len(op.regions) or op.name in sh.PURE_WITH_REGIONS or op.name in OPS)
+    """Whether `op` only computes its results (tenzr ops but prints, and StableHLO ops whose
+    regions are combiners, comparators, loop bodies or branches)."""
+    return op.name != "func.call" and op.name not in PRINTS and (
+        not len(op.regions) or op.name in sh.PURE_WITH_REGIONS or op.name in OPS)
 
 
 class _Erasure:

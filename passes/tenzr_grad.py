@@ -36,6 +36,7 @@ from tenzr.passes.regions import (
     RegionDriver,
     dce,
     dce_everywhere,
+    drop_prints,
     function_to_derive,
     function_type,
     name_of,
@@ -225,6 +226,7 @@ class Sweep(RegionDriver):
         derived.attributes["sym_visibility"] = ir.StringAttr.get("private")
         n_results = len(function_type(func).results)
         set_results(derived, list(body_ops(derived)[-1].operands)[n_results:])
+        drop_prints(derived)
         dce_everywhere(derived)
         self.funcs[f"{name}_vjp"] = derived
         return derived

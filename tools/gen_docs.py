@@ -71,6 +71,8 @@ EXAMPLES: dict[str, tuple] = {
     "argsort": ([f32(2, 3)], {"axis": 1}, {}),
     "iota": ([], {"dimension": 0}, {"result": TensorSpec((4,), "i32")}),
     "custom_call": ([f32(3)], {"call_target_name": "my.softplus"}, {"result": f32(3)}),
+    "debug_print": ([f32(3)], {"key": '{"tz.debug.print": "x = {}", "args": {"l": [{"l": [{"a": 0}]}, {"d": []}]}}'},
+                    {}),
 }
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from tenzr import distributed, errors, fft, lax, linalg, nn, random, scipy, tree, tree_util
+from tenzr import debug, distributed, errors, fft, lax, linalg, nn, random, scipy, tree, tree_util
 from tenzr.batching import vmap
 from tenzr.core import (
     Array,

@@ -17,6 +17,7 @@ from tenzr.dialect.context import check_static_shapes, functions
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
 from tenzr.passes.registry import parse_pipeline, run_pipeline
+from tenzr.passes.rules.custom import TRACE
 from tenzr.targets import SEPARATE_MULTI_USE, Target
 
 LOWERING_PIPELINE = ("builtin.module(tenzr-expand-lapack,tenzr-expand-fft,convert-tenzr-to-stablehlo,"
@@ -25,7 +26,7 @@ LOWERING_PIPELINE = ("builtin.module(tenzr-expand-lapack,tenzr-expand-fft,conver
                      "tenzr-transpose-after-concatenate,tenzr-fold-slices,tenzr-reverse-before-strided-slice,"
                      "tenzr-split-reductions,tenzr-sort-rows,tenzr-bound-indices,tenzr-split-scatter-windows,"
                      "tenzr-order-scatter-dims,tenzr-simplify-loops,tenzr-block-loop-writes,tenzr-elementwise-before-reshapes,"
-                     "tenzr-widen-bool-concatenates,tenzr-fold-constants,canonicalize,tenzr-concatenate-wide-pads,cse,tenzr-copy-in-place-operands,tenzr-barrier-constant-reductions)")
+                     "tenzr-widen-bool-concatenates,tenzr-fold-constants,canonicalize,tenzr-concatenate-wide-pads,cse,tenzr-copy-in-place-operands,tenzr-barrier-constant-reductions,tenzr-order-prints)")
 """Lowering (JAX's LAPACK calls, FFTs and CHLO's ops, as JAX exports them, become StableHLO too),
 then the forms IREE compiles well and the workarounds of its bugs and departures from
 StableHLO's semantics (each a pass with its own lit test), then MLIR's cleanups."""
@@ -54,7 +55,7 @@ def check_compilable(module: ir.Operation) -> None:
     context = module.context
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if not context.is_registered_operation(op.name):
+        if not context.is_registered_operation(op.name) and op.name != TRACE:
             unknown.append(op)
         return ir.WalkResult.ADVANCE
 

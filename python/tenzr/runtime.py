@@ -39,8 +39,20 @@ def device_config(driver: str) -> rt.Config:
     config = _CONFIGS.get(driver)
     if config is None:
         config = _CONFIGS[driver] = rt.Config(device=_open_device(driver))
+        # (with a debug sink, for the values `tz.debug.print` hands over while a program runs)
+        sink = rt.HalModuleDebugSink(functools.partial(_printed, config.device))
+        config.default_vm_modules = (rt.create_hal_module(config.vm_instance, config.device, debug_sink=sink),)
         _warn_if_emulated(driver)
     return config
+
+
+def _printed(device: rt.HalDevice, key: str, views: list[rt.HalBufferView]) -> None:
+    """The debug sink: prints what `tz.debug.print` asked for, other keys as IREE does."""
+    from tenzr.debug import show  # (the debug module builds on the tracer)
+
+    values = [_read_back(device, v) for v in views]
+    if not show(key, values):
+        print(f"=== {key} ===", *values, sep="\n", flush=True)
 
 
 def device_open(driver: str) -> bool:

@@ -799,3 +799,51 @@ def test_devices_and_the_default_backend_as_jax():
     np.testing.assert_array_equal(tz.device_put(np.ones(2), ours[0]), np.ones(2))
     with pytest.raises(tz.TenzrError, match="unknown backend 'tpu'"):
         tz.devices("tpu")
+
+
+def test_debug_print_prints_what_jaxs_prints_as_programs_run(capsys):
+    """tz.debug.print inside jit, under value_and_grad (once per forward run, not again in
+    the adjoint), in loop bodies (in step order, also unrolled), in conditionals, under
+    vmap (one line per element) and eagerly, against jax.debug.print's lines (which, as
+    JAX's unordered prints, come in an order of their own outside a loop)."""
+    def program(np_, lax_, debug):
+        def f(x, y):
+            z = np_.sin(x)
+            debug.print("z = {} y = {y}", z, y=y)
+            debug.print("no values")
+
+            def body(i, v):
+                debug.print("step {} v={}", i, v)
+                return v * 2
+            w = lax_.fori_loop(0, 3, body, z)
+            w = lax_.cond(w.sum() > 0, lambda v: (debug.print("positive {}", v.sum()), v)[1], lambda v: v, w)
+            debug.print("after {}", w)
+            return (w * y).sum()
+        return f
+
+    def lines(run):
+        capsys.readouterr()
+        run()
+        return capsys.readouterr().out.splitlines()
+
+    x, y = np.array([0.5, 1.0], np.float32), np.float32(2.0)
+    jax.config.update("jax_enable_x64", False)
+    try:
+        for ours_of, theirs_of in ((lambda f: f, lambda f: f), (tz.value_and_grad, jax.value_and_grad)):
+            theirs = lines(lambda t=theirs_of: jax.block_until_ready(
+                jax.jit(t(program(jnp, jax.lax, jax.debug)))(x, y)))
+            ours = lines(lambda o=ours_of: tz.jit(o(program(tz, tz.lax, tz.debug)))(x, y))
+            assert sorted(ours) == sorted(theirs) and len(ours) == 7
+            assert [line for line in ours if line.startswith("step")] == [
+                line for line in theirs if line.startswith("step")]
+        batched = (np.arange(3, dtype=np.float32),)
+        theirs = lines(lambda: jax.block_until_ready(jax.vmap(lambda v: (jax.debug.print("v={}", v), v)[1])(*batched)))
+        ours = lines(lambda: tz.vmap(lambda v: (tz.debug.print("v={}", v), v)[1])(*batched))
+        assert ours == theirs == ["v=0.0", "v=1.0", "v=2.0"]
+    finally:
+        jax.config.update("jax_enable_x64", True)
+    assert lines(lambda: tz.debug.print("eager {x} {n}", x=np.arange(2.0), n=3)) == ["eager [0. 1.] 3"]
+    assert lines(lambda: tz.jit(lambda v: tz.debug.print("{}", {"a": v, "b": (3, "s")}))(np.ones(2, np.float32))) == [
+        str({"a": np.ones(2, np.float32), "b": (3, "s")})]
+    with pytest.raises(tz.TenzrError, match="fmt must be a string"):
+        tz.jit(lambda v: tz.debug.print(v))(np.ones(2, np.float32))
