@@ -603,6 +603,15 @@ class ConcreteArray(np.ndarray):
     def block_until_ready(self) -> ConcreteArray:
         return self  # (a program returns once its results are computed)
 
+    @property
+    def device(self) -> Any:
+        """JAX's `x.device`: where the array is, the CPU (host memory)."""
+        return devices("cpu")[0]
+
+    def devices(self) -> set[Any]:
+        """JAX's `x.devices()`: {x.device}."""
+        return {self.device}
+
     def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> Any:
         """NumPy's, with Python's `float`, `int` and `complex` meaning JAX's defaults, as in
         traced code (`requested_dtype`: float32, int32 and complex64 without x64)."""

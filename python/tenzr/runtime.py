@@ -25,11 +25,20 @@ import iree.runtime as rt
 import numpy as np
 
 from tenzr.core import ConcreteArray, OnDevice
+from tenzr.core import devices as devices_of
 from tenzr.dialect.diagnostics import TenzrError, warn
 from tenzr.dialect.types import ELEMENT_TYPES, TensorSpec, element_type_of, numpy_dtype
 from tenzr.passes.tenzr_mark_in_place import INPUTS_REFLECTION
 from tenzr.passes.tenzr_widen_boundary import WIDENED
-from tenzr.targets import ABI_MODEL_REFLECTION, FENCED_ABI, HOST_BUFFER_ALIGNMENT, WORKER_STACK_BYTES, Target
+from tenzr.targets import (
+    ABI_MODEL_REFLECTION,
+    FENCED_ABI,
+    HOST_BUFFER_ALIGNMENT,
+    TARGET_NAMES,
+    WORKER_STACK_BYTES,
+    Device,
+    Target,
+)
 
 _CONFIGS: dict[str, rt.Config] = {}
 
@@ -619,6 +628,17 @@ class DeviceArray(OnDevice):
     @property
     def size(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def device(self) -> Device:
+        """JAX's `x.device`: the device whose memory holds the array."""
+        driver = next(d for d, config in _CONFIGS.items() if config.device == self._device)
+        platform = next(t for t in TARGET_NAMES if Target(t).driver == driver)
+        return devices_of(platform)[0]  # (the driver's first device, the one opened)
+
+    def devices(self) -> set[Device]:
+        """JAX's `x.devices()`: {x.device}."""
+        return {self.device}
 
     def view_on(self, device: rt.HalDevice, stored: np.dtype) -> rt.HalBufferView | None:
         """Its buffer, if it lies on `device` stored as `stored`."""

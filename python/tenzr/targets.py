@@ -294,6 +294,9 @@ class Device:
     def __repr__(self) -> str:
         return f"{self.platform.capitalize()}Device(id={self.id})"  # (JAX's: CpuDevice(id=0))
 
+    def __str__(self) -> str:
+        return f"{self.platform}:{self.id}"  # (JAX's: cpu:0)
+
 
 def as_target(target: str | Target | Device) -> Target:
     if isinstance(target, Device):

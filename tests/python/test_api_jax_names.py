@@ -799,6 +799,15 @@ def test_devices_and_the_default_backend_as_jax():
     np.testing.assert_array_equal(tz.device_put(np.ones(2), ours[0]), np.ones(2))
     with pytest.raises(tz.TenzrError, match="unknown backend 'tpu'"):
         tz.devices("tpu")
+    ours, theirs = tz.jit(lambda x: x * 2)(np.ones(2, np.float32)), jax.jit(lambda x: x * 2)(np.ones(2, np.float32))
+    assert (repr(ours.device), str(ours.device)) == (repr(theirs.device), str(theirs.device)) == ("CpuDevice(id=0)",
+                                                                                                  "cpu:0")
+    assert ours.devices() == {ours.device} and tz.asarray([1.0]).device == tz.devices()[0]
+    from tenzr.runtime import device_available  # (Vulkan where the machine has a device: lavapipe in CI)
+
+    if device_available("vulkan"):
+        on_gpu = tz.device_put(np.ones(2, np.float32), tz.devices("vulkan")[0])
+        assert on_gpu.device == tz.devices("vulkan")[0] and str(on_gpu.device) == "vulkan:0"
 
 
 def test_debug_print_prints_what_jaxs_prints_as_programs_run(capsys):
