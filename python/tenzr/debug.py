@@ -27,8 +27,11 @@ KEY = "tz.debug.print"
 @api_boundary
 def print(fmt: str, *args: Any, ordered: bool = False, **kwargs: Any) -> None:  # noqa: A001 (JAX's name)
     """JAX's `jax.debug.print`: `fmt.format(*args, **kwargs)`, printed when the program runs
-    (each time it runs: every step of a loop, as JAX's), with the arrays' values. `ordered`
-    is accepted: each program's prints come in program order here anyway."""
+    (each time it runs: every step of a loop, as JAX's), with the arrays' values. A loop's
+    steps print in order, and so do the prints of one stretch of code between loops and
+    conditionals (`tenzr-order-prints`); prints of different stretches come in an order
+    IREE chooses, as JAX's unordered prints do. `ordered=True` is accepted but does not
+    order them."""
     del ordered
     if not isinstance(fmt, str):
         raise TenzrError(f"tz.debug.print: fmt must be a string, got {type(fmt).__name__}", user_location())
