@@ -3,8 +3,8 @@ same key gives the same numbers on every target, and `split` / `fold_in` derive 
 
 The generator is JAX's: the Threefry-2x32 hash of a counter (Salmon et al., 2011), with
 JAX's default ("partitionable") counters, so `PRNGKey`, `split`, `fold_in`, `bits`,
-`uniform`, `normal`, `bernoulli`, `gumbel`, `categorical` and `permutation` give JAX's
-numbers bit for bit (`randint` follows its own simpler rule). The words are held as int32,
+`uniform`, `normal`, `bernoulli`, `gumbel`, `categorical`, `permutation` and `randint` (of
+int32) give JAX's numbers bit for bit. The words are held as int32,
 as the dialect has no unsigned types: a key printed here shows JAX's uint32 words as their
 two's-complement values.
 
@@ -268,16 +268,40 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Sequence[int] | No
 
 
 def randint(key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any = np.int32) -> Array:
-    """Integers uniform in [minval, maxval) (from 64-bit uniform numbers, so the bias is
-    below 2^-30 for ranges under 2^22; not JAX's bits)."""
+    """Integers in [minval, maxval) (broadcast to `shape`; minval where maxval <= minval), by
+    JAX's rule: two 32-bit words per number taken modulo the span (slightly biased where the
+    span is no power of two), so int32 draws are JAX's bit for bit. int64 ones (with x64)
+    come from 64-bit uniform numbers instead: the bias is below 2^-30 for spans under 2^22,
+    but they are not JAX's."""
     shape = shape_tuple(shape)
     name = dtype_name(dtype)
-    if name not in ("i32", "i64"):
+    if name == "i64":
+        low, high = (asarray(v).astype(np.float64) for v in (minval, maxval))
+        drawn = tnp.floor(low + _unit(key, shape, "f64") * (high - low))
+        return tnp.minimum(drawn, high - 1).astype(np.int64)
+    if name != "i32":
         raise TenzrError(f"tz.random.randint: dtype must be int32 or int64, got {dtype}", user_location())
-    low, high = (asarray(v).astype(np.float64) for v in (minval, maxval))
-    u = _unit(key, shape, "f64")
-    drawn = tnp.floor(low + u * (high - low))
-    return tnp.minimum(drawn, high - 1).astype(numpy_dtype(name))
+    # (JAX's uint32 arithmetic, in int64: the words and the span are below 2^32, and the
+    # low 32 bits of an int64 product are those of the uint32 one)
+    words = np.int64(0xFFFFFFFF)
+    top = np.int64(np.iinfo(np.int32).max)
+    low, high = (v.astype(np.int64) if isinstance(v, Array) else asarray(np.asarray(v).astype(np.int64))
+                 for v in (minval, maxval))
+    out_of_range = high > top
+    low, high = (tnp.clip(v, np.iinfo(np.int32).min, top) for v in (low, high))
+    span = tnp.where(high <= low, np.int64(1), (high - low) & words)
+    span = tnp.where(out_of_range & (high > low), (span + 1) & words, span)  # (2^32 wraps to 0: no remainder)
+
+    def rem(x: Array, n: Array) -> Array:  # (XLA's x % 0 is x)
+        return tnp.where(n == 0, x, x % tnp.where(n == 0, np.int64(1), n))
+
+    k1, k2 = split(key)
+    higher, lower = (bits(k, shape).astype(np.int64) & words for k in (k1, k2))
+    multiplier = rem(tnp.full_like(span, 2 ** 16), span)
+    multiplier = rem((multiplier * multiplier) & words, span)
+    offset = rem(((rem(higher, span) * multiplier) & words) + rem(lower, span) & words, span)
+    total = (low + offset) & words
+    return tnp.where(total > top, total - (words + 1), total).astype(np.int32)  # (int32's wrap)
 
 
 def permutation(key: Any, x: Any, axis: int = 0) -> Array:
@@ -295,8 +319,8 @@ def choice(key: Any, a: Any, shape: Sequence[int] = (), replace: bool = True, p:
     """JAX's: `shape` draws from range(a) for an int a, else from a's slices along `axis`,
     with or without replacement, with probabilities `p` (uniform by default), by JAX's
     rules: a permutation's first rows without replacement, the cumulated p searched by
-    uniform numbers with it, Gumbel top-k with both; the same numbers as JAX's, except with
-    replacement and no p (randint: not JAX's bits)."""
+    uniform numbers with it, Gumbel top-k with both, and int32 randint's with replacement
+    and no p; the same numbers as JAX's (without x64, where JAX's randint is int32 too)."""
     shape = shape_tuple(shape)
     x = None if isinstance(a, (int, np.integer)) else asarray(a)
     if x is not None:
