@@ -293,7 +293,7 @@ def randint(key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any
     span = tnp.where(out_of_range & (high > low), (span + 1) & words, span)  # (2^32 wraps to 0: no remainder)
 
     def rem(x: Array, n: Array) -> Array:  # (XLA's x % 0 is x)
-        return tnp.where(n == 0, x, x % tnp.where(n == 0, np.int64(1), n))
+        return tnp.where(n == 0, x, tnp.remainder(x, tnp.where(n == 0, np.int64(1), n)))
 
     k1, k2 = split(key)
     higher, lower = (bits(k, shape).astype(np.int64) & words for k in (k1, k2))
