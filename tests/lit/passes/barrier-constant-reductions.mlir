@@ -23,14 +23,13 @@ func.func @sums(%x: tensor<7xf32>) -> (tensor<f32>, tensor<f32>, tensor<f32>) {
   return %1, %2, %4 : tensor<f32>, tensor<f32>, tensor<f32>
 }
 
-// A loop with a reduction inside starts from a copy of its constant values, behind a barrier
-// (IREE runs a single trip, or the first test, outside the loop, with the start values
-// folded; from a bare barrier it carried two loops in one buffer); a start an argument
-// reaches, and a loop without a reduction, start as they are.
+// A loop with a reduction inside starts from its splat constants made anew, their number
+// behind a barrier and broadcast (IREE runs a single trip, or the first test, outside the
+// loop, with the start values folded; from a bare barrier it carried two loops in one
+// buffer); a start an argument reaches, and a loop without a reduction, start as they are.
 // CHECK-LABEL: func.func @loops
-// CHECK: %[[B:.*]] = stablehlo.optimization_barrier %{{.*}} : tensor<4xf32>
-// CHECK: %[[R:.*]] = stablehlo.reverse %[[B]], dims = [0]
-// CHECK: %[[Z:.*]] = stablehlo.reverse %[[R]], dims = [0]
+// CHECK: %[[B:.*]] = stablehlo.optimization_barrier %{{.*}} : tensor<f32>
+// CHECK: %[[Z:.*]] = stablehlo.broadcast_in_dim %[[B]], dims = [] : (tensor<f32>) -> tensor<4xf32>
 // CHECK: stablehlo.while(%{{.*}} = %[[Z]], %{{.*}} = %arg0)
 // CHECK: stablehlo.while(%{{.*}} = %{{cst.*}})
 func.func @loops(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
