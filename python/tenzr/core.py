@@ -570,12 +570,10 @@ def _cpu_name() -> str:
     """This machine's CPU model, as /proc/cpuinfo names it (else the architecture)."""
     import platform
 
-    try:
-        with open("/proc/cpuinfo") as info:
-            return next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")),
-                        platform.machine())
-    except OSError:
-        return platform.machine()
+    from tenzr.targets import host_cpu_flags  # (the one reader of /proc/cpuinfo)
+
+    return next((line.split(":", 1)[1].strip() for line in host_cpu_flags().splitlines()
+                 if line.startswith("model name")), platform.machine())
 
 
 def block_until_ready(x: Any) -> Any:
