@@ -96,9 +96,9 @@ def barrier_constant_reductions(module: ir.Operation) -> None:
 @dataclass
 class TenzrBarrierConstantReductions(Pass):
     flag: ClassVar[str] = "tenzr-barrier-constant-reductions"
-    summary: ClassVar[str] = ("Reduce values computed from constants alone, and start loops with reductions from "
-                              "them, through an optimization barrier (IREE 3.13 reduces a folded elementwise op of a "
-                              "splat over one element).")
+    summary: ClassVar[str] = ("Reduce values computed from constants alone through an optimization barrier, and start "
+                              "loops with reductions from their splat starts made anew behind one (IREE 3.13 reduces a "
+                              "folded elementwise op of a splat over one element).")
 
     def run(self, module: ir.Operation) -> None:
         barrier_constant_reductions(module)
