@@ -138,35 +138,52 @@ def _merge(group: list[ir.Operation], between: list[ir.Operation]) -> None:
         op.erase()
 
 
-def _merge_one_group(block: ir.Block) -> bool:
-    """Merges the first group of mergeable reductions found in `block`; False if none."""
-    ops = [o.operation for o in block.operations]
+def _groups(ops: list[ir.Operation]) -> list[list[int]]:
+    """Groups of mergeable reductions among `ops` (indices in block order). A reduction
+    joins its key's open group unless it reads a member of it (it then stays apart); a full
+    group (MAX_MERGED) closes, and the next reduction of its key opens another."""
     constants = _constants(ops)
-    groups: dict[tuple, list[int]] = {}
-    reads: dict[ir.Operation, frozenset] = {}  # op -> the keys of the members it reads, directly or not
+    groups: list[list[int]] = []
+    open_group: dict[tuple, int] = {}  # key -> index in groups
+    reads: dict[ir.Operation, frozenset[int]] = {}  # op -> the groups of the members it reads, directly or not
     for i, op in enumerate(ops):
         read = frozenset().union(*(reads.get(sh.producer(v), frozenset()) for v in op.operands))
         key = _key(op) if op not in constants else None
-        members = groups.setdefault(key, []) if key is not None else []
-        if key is not None and key not in read and len(members) < MAX_MERGED:  # (one reading a member stays apart)
-            members.append(i)
-            read |= {key}
+        if key is not None:
+            g = open_group.get(key)
+            if g is None or len(groups[g]) == MAX_MERGED:
+                g = open_group[key] = len(groups)
+                groups.append([])
+            if g not in read:  # (one reading a member stays apart)
+                groups[g].append(i)
+                read |= {g}
         if read:
             reads[op] = read
-    for members in groups.values():
+    return [members for members in groups if len(members) > 1]
+
+
+def _merge_groups(block: ir.Block) -> bool:
+    """Merges the groups of mergeable reductions found in `block` whose spans (first to last
+    member) do not overlap, the earliest first; False if none. Merging moves ops within a
+    group's span only, so groups apart stay valid, and overlapping ones wait for a rescan."""
+    ops = [o.operation for o in block.operations]
+    merged_to = -1
+    for members in sorted(_groups(ops), key=lambda m: m[0]):
+        if members[0] <= merged_to:
+            continue
         between = [ops[i] for i in range(members[0] + 1, members[-1]) if i not in members]
         # (a region could read a member's result where _readers does not look)
-        if len(members) > 1 and not any(len(op.regions) for op in between if op.name != sh.reduce.op_name):
+        if not any(len(op.regions) for op in between if op.name != sh.reduce.op_name):
             _merge([ops[i] for i in members], between)
-            return True
-    return False
+            merged_to = members[-1]
+    return merged_to >= 0
 
 
 def merge_reductions(module: ir.Operation) -> None:
     for func in functions(module).values():
         for region in func.regions:
             for block in region.blocks:
-                while _merge_one_group(block):
+                while _merge_groups(block):
                     pass
 
 
