@@ -446,9 +446,13 @@ def _evict(kept: set[ir.Context]) -> None:
 @functools.lru_cache(maxsize=4096)
 def _splat(context: ir.Context, spec: TensorSpec, spelling: str, value: float | int | bool) -> ir.Attribute:
     """Kept per context, as MLIR attributes are immutable; `spelling` (the value's repr)
-    keeps -0.0 apart from 0.0, which compare equal."""
+    keeps -0.0 apart from 0.0, which compare equal. A uint64 past int64's range goes to the
+    bindings as the int64 of its bits (they take no wider integer)."""
     element = element_ir_type(spec.dtype)
-    scalar = ir.FloatAttr.get(element, float(value)) if spec.is_float else ir.IntegerAttr.get(element, int(value))
+    number = int(value) if not spec.is_float else 0
+    if number >= 1 << 63:
+        number -= 1 << 64
+    scalar = ir.FloatAttr.get(element, float(value)) if spec.is_float else ir.IntegerAttr.get(element, number)
     return ir.DenseElementsAttr.get_splat(ir_type(spec), scalar)
 
 

@@ -5,8 +5,8 @@ Each module-level `OpDef` is the op's definition and its builder:
 to definitions. Builders whose op name is a Python builtin carry a trailing underscore
 (`abs_`, `pow_`, `round_`, `slice_`).
 
-Contract (DESIGN section 3): ranked static tensors of f16, bf16, f32, f64, i1, i32, i64,
-complex<f32>, complex<f64>;
+Contract (DESIGN section 3, widened): ranked static tensors of f16, bf16, f32, f64, i1,
+i8, i16, i32, i64, ui8, ui16, ui32, ui64, complex<f32>, complex<f64>;
 elementwise n-ary ops broadcast like NumPy; operand element types must match.
 """
 
@@ -80,7 +80,7 @@ i1; any but i1 and complex."""
 
 def _require_bits(op: Op, dtype: str, booleans: bool) -> None:
     if dtype not in INT_TYPES and not (booleans and dtype == "i1"):
-        fail(f"takes integer tensors (i32, i64{', i1' if booleans else ''}), got {dtype}")
+        fail(f"takes integer tensors (i8 to i64, ui8 to ui64{', i1' if booleans else ''}), got {dtype}")
 
 
 def _bits_rule(booleans: bool, arity: int):
@@ -99,7 +99,7 @@ def _bits(mnemonic: str, summary: str, booleans: bool = True, arity: int = 2) ->
 
 def _require_index(spec: TensorSpec, what: str) -> None:
     if spec.dtype not in INT_TYPES:
-        fail(f"{what} must be i32 or i64, got {spec.dtype}")
+        fail(f"{what} must be integers, got {spec.dtype}")
 
 
 def _broadcast(specs: list[TensorSpec]) -> tuple[int, ...]:

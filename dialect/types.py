@@ -18,14 +18,13 @@ from tenzr.dialect.ir_imports import ir
 FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
 HALF_TYPES = ("f16", "bf16")
 """The float types whose sums and products are accumulated in float32 (as JAX's)."""
-INT_TYPES = ("i32", "i64")
+SIGNED_TYPES = ("i8", "i16", "i32", "i64")
+UNSIGNED_TYPES = ("ui8", "ui16", "ui32", "ui64")
+INT_TYPES = (*SIGNED_TYPES, *UNSIGNED_TYPES)
+"""Integers, signed (signless in MLIR) and unsigned."""
 COMPLEX_TYPES = ("complex<f32>", "complex<f64>")
 ELEMENT_TYPES = (*FLOAT_TYPES, "i1", *INT_TYPES, *COMPLEX_TYPES)
 """The element types of tenzr's ops (and of Tenzr's arrays)."""
-UNSIGNED_TYPES = ("ui8", "ui16", "ui32", "ui64")
-"""Element types that only StableHLO carries (JAX's exports index with unsigned integers,
-searchsorted's loop, say): TensorSpecs hold them, so transformations carry them through,
-but tenzr's ops and arrays do not take them."""
 
 # NumPy has no bfloat16 of its own: bf16 is ml_dtypes' (which IREE's runtime uses), imported
 # only when a bf16 array meets NumPy.
@@ -34,6 +33,8 @@ _NUMPY_DTYPES = {
     "f32": np.float32,
     "f64": np.float64,
     "i1": np.bool_,
+    "i8": np.int8,
+    "i16": np.int16,
     "i32": np.int32,
     "i64": np.int64,
     "complex<f32>": np.complex64,
@@ -45,8 +46,8 @@ _NUMPY_DTYPES = {
 }
 
 
-ITEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i32": 4, "i64": 8, "complex<f32>": 8,
-              "complex<f64>": 16, "ui8": 1, "ui16": 2, "ui32": 4, "ui64": 8}
+ITEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8,
+              "complex<f32>": 8, "complex<f64>": 16, "ui8": 1, "ui16": 2, "ui32": 4, "ui64": 8}
 
 
 def real_dtype(dtype: str) -> str:
@@ -119,7 +120,7 @@ def element_type_of(dtype: np.dtype | type) -> str:
     if dt.name == "bfloat16":
         return "bf16"
     raise ValueError(f"NumPy dtype {dt} is not a tenzr element type (tenzr has float16, bfloat16, float32, "
-                     "float64, bool, int32, int64, complex64 and complex128)")
+                     "float64, bool, int8 to int64, uint8 to uint64, complex64 and complex128)")
 
 
 _ELEMENT_FACTORIES = {
@@ -128,6 +129,8 @@ _ELEMENT_FACTORIES = {
     "f32": lambda: ir.F32Type.get(),
     "f64": lambda: ir.F64Type.get(),
     "i1": lambda: ir.IntegerType.get_signless(1),
+    "i8": lambda: ir.IntegerType.get_signless(8),
+    "i16": lambda: ir.IntegerType.get_signless(16),
     "i32": lambda: ir.IntegerType.get_signless(32),
     "i64": lambda: ir.IntegerType.get_signless(64),
     "complex<f32>": lambda: ir.ComplexType.get(ir.F32Type.get()),

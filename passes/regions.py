@@ -74,12 +74,12 @@ def op_title(op: ir.Operation) -> str:
 
 def require_specs(decoded: Op, pass_name: str) -> None:
     """Refuses an op on a derivative's path with a tensor of an element type no TensorSpec
-    holds (8- and 16-bit signed integers, float8 types: JAX can export them)."""
+    holds (float8 types and 4-bit integers: JAX can export them)."""
     for value, spec in zip([*decoded.operands, *decoded.outputs], [*decoded.specs, *decoded.results], strict=True):
         if spec is None and isinstance(value.type, ir.RankedTensorType):
             name = decoded.operation.name if decoded.operation is not None else "op"
             raise TenzrError(f"{pass_name}: '{name}' has a value of type {value.type}, which it cannot "
-                             "differentiate through (8- and 16-bit signed integers and float8 are not supported yet)",
+                             "differentiate through (float8 types and 4-bit integers are not supported yet)",
                              decoded.location)
 
 

@@ -350,8 +350,13 @@ def pad(x: Value, value: Value, low: Sequence[int], high: Sequence[int], interio
 
 @builds("stablehlo.reverse")
 def reverse(x: Value, dims: Sequence[int]) -> Value:
+    """Unsigned integers reverse as signless ones: IREE 3.13 fails to compile an unsigned
+    reverse ("failed to legalize operation 'linalg.generic'")."""
     if not dims:
         return x
+    dtype = spec(x).dtype
+    if dtype.startswith("ui"):
+        return bitcast_convert(reverse(bitcast_convert(x, dtype[1:]), dims), dtype)
     return _one("stablehlo.reverse", spec(x), [x], {"dimensions": _i64s(dims)})
 
 

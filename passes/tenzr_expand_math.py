@@ -39,6 +39,11 @@ handles well (the lowering pipeline runs it after `convert-tenzr-to-stablehlo`).
   unsigned integers ("failed to legalize operation 'arith.trunci' ... (i64) -> ui32"). It
   goes through signless integers: bitcasts, a truncation or sign extension, and a mask
   after extending an unsigned value.
+- An unsigned integer `convert` to a float goes through a wider signed integer (a uint64's
+  halves through float64): IREE 3.13 converts as signed where it looks through such a
+  conversion into a data-tiled matmul (`x.astype(float32) @ w` of a uint8 x: 200 became -56).
+- A `reverse` of unsigned integers reverses their bits as signless ones: IREE 3.13 fails to
+  compile it ("failed to legalize operation 'linalg.generic'": `flip` of a uint8 image).
 - A boolean `convert` to a real float is a `select` of 1 and 0: IREE 3.13 looks through such
   a conversion into a data-tiled matmul (`dot(x < y, w)`, a dropout mask or a binarized batch
   times weights) and fails to compile it ("failed to legalize unresolved source
@@ -56,9 +61,10 @@ from typing import ClassVar
 import numpy as np
 
 from tenzr.dialect.ir_imports import Value, ir
-from tenzr.dialect.types import real_dtype, spec_of_type
+from tenzr.dialect.types import INT_TYPES, UNSIGNED_TYPES, real_dtype, spec_of_type
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.registry import Pass, register
+from tenzr.passes.views import view
 
 _PIO2 = (1.57079632673412561417e00, 6.07710050630396597660e-11, 2.02226624871116645580e-21)
 _SIN = (-1.66666666666666324348e-01, 8.33333333332248946124e-03, -1.98412698298579493134e-04,
@@ -416,8 +422,8 @@ _EXPANSIONS: dict[str, tuple[Callable[..., Value], Callable[[str], bool]]] = {
     sh.atan2.op_name: (atan2, lambda dtype: dtype == "f64"),
     sh.cbrt.op_name: (cbrt, lambda dtype: dtype == "f64"),
     sh.remainder.op_name: (fmod, lambda dtype: dtype == "f64"),
-    sh.popcnt.op_name: (popcnt64, lambda dtype: dtype == "i64"),
-    sh.count_leading_zeros.op_name: (count_leading_zeros64, lambda dtype: dtype == "i64"),
+    sh.popcnt.op_name: (popcnt64, lambda dtype: dtype in ("i64", "ui64")),
+    sh.count_leading_zeros.op_name: (count_leading_zeros64, lambda dtype: dtype in ("i64", "ui64")),
 }
 """The op each expansion replaces, and the element types it replaces it for."""
 
@@ -443,8 +449,6 @@ def int_to_float64(x: Value) -> Value:
     return total
 
 
-_WIDE_INTEGERS = frozenset({"i32", "i64", "ui32", "ui64"})
-"""The integer types `integer_convert` takes (tenzr has no signless 8- or 16-bit type)."""
 
 
 def integer_convert(x: Value, dtype: str) -> Value:
@@ -464,7 +468,7 @@ def integer_convert(x: Value, dtype: str) -> Value:
 def _scalar_unsigned_convert(op: ir.Operation) -> Callable[[Value], Value] | None:
     result, operand = sh.spec(op.results[0]), sh.spec(op.operands[0])
     if result.rank or not (result.dtype.startswith("u") or operand.dtype.startswith("u")) \
-            or not all(s.dtype in _WIDE_INTEGERS for s in (result, operand)):
+            or not all(s.dtype in INT_TYPES for s in (result, operand)):
         return None
     return lambda x: integer_convert(x, result.dtype)
 
@@ -474,6 +478,32 @@ def _bool_to_float(op: ir.Operation) -> Callable[[Value], Value] | None:
     if sh.spec(op.operands[0]).dtype != "i1" or not result.is_float or result.is_complex:
         return None
     return lambda x: sh.select(x, sh.full(result, 1.0), sh.full(result, 0.0))
+
+
+def _unsigned_to_float(op: ir.Operation) -> Callable[[Value], Value] | None:
+    result, operand = sh.spec(op.results[0]), sh.spec(op.operands[0])
+    if operand.dtype not in UNSIGNED_TYPES or not result.is_float:
+        return None
+
+    def rule(x: Value) -> Value:
+        if operand.dtype != "ui64":
+            return sh.convert(integer_convert(x, "i64" if operand.dtype == "ui32" else "i32"), result.dtype)
+        high = sh.bitcast_convert(sh.shift_right_logical(x, _c(32, x)), "i64")
+        low = sh.bitcast_convert(sh.and_(x, _c(0xFFFFFFFF, x)), "i64")
+        wide = "f64" if result.dtype != "f64" else result.dtype
+        total = sh.add(sh.multiply(sh.convert(high, wide), sh.full(result.with_dtype(wide), 2.0**32)),
+                       sh.convert(low, wide))
+        return sh.convert(total, result.dtype) if wide != result.dtype else total
+
+    return rule
+
+
+def _unsigned_reverse(op: ir.Operation) -> Callable[[Value], Value] | None:
+    """(sh.reverse reverses unsigned integers as signless ones.)"""
+    if sh.spec(op.results[0]).dtype not in UNSIGNED_TYPES:
+        return None
+    dims = view(op).attrs["dimensions"]
+    return lambda x: sh.reverse(x, dims)
 
 
 def _scalar_int_to_float64(op: ir.Operation) -> bool:
@@ -515,7 +545,9 @@ def _real_rule(op: ir.Operation) -> Callable[..., Value] | None:
     if op.name == sh.convert.op_name:
         if _scalar_int_to_float64(op):
             return int_to_float64
-        return _scalar_unsigned_convert(op) or _bool_to_float(op)
+        return _scalar_unsigned_convert(op) or _unsigned_to_float(op) or _bool_to_float(op)
+    if op.name == sh.reverse.op_name:
+        return _unsigned_reverse(op)
     rule = _EXPANSIONS.get(op.name)
     return rule[0] if rule is not None and rule[1](sh.spec(op.results[0]).dtype) else None
 
@@ -529,15 +561,16 @@ def expand_math(module: ir.Operation) -> None:
 @dataclass
 class TenzrExpandMath(Pass):
     flag: ClassVar[str] = "tenzr-expand-math"
-    summary: ClassVar[str] = ("Rewrite float stablehlo.power, float32 sine and tan of negative numbers, float64 "
-                              "sine, cosine, tan, tanh, atan2, cbrt, remainder, log_plus_one and "
-                              "exponential_minus_one, complex exponential, log, sqrt, rsqrt, sine, cosine, tan, tanh, "
-                              "log_plus_one, exponential_minus_one and power, 0-d integer to float64 and unsigned "
-                              "integer conversions, boolean to float conversions and int64 popcnt and "
+    summary: ClassVar[str] = ("Rewrite float stablehlo.power, float32 sine and tan of negative numbers, float64 sine, "
+                              "cosine, tan, tanh, atan2, cbrt, remainder, log_plus_one and exponential_minus_one, "
+                              "complex exponential, log, sqrt, rsqrt, sine, cosine, tan, tanh, log_plus_one, "
+                              "exponential_minus_one and power, 0-d integer to float64 and unsigned integer "
+                              "conversions, unsigned reverses, boolean to float conversions and int64 popcnt and "
                               "count_leading_zeros, into StableHLO that IREE compiles correctly (NumPy's results for "
-                              "negative and zero bases; IREE's CPU backend has none of these in float64, its host VM "
-                              "no integer to float64 conversion nor unsigned integers, its data tiling fails on "
-                              "boolean matmul operands, its portable Vulkan target on 64-bit bit counts).")
+                              "negative and zero bases; IREE's CPU backend has none of these in float64, its host VM no"
+                              " integer to float64 conversion nor unsigned integers, its data tiling converts unsigned "
+                              "integers as signed and fails on boolean matmul operands, its portable Vulkan target on "
+                              "64-bit bit counts).")
     example_input: ClassVar[str] = """\
 func.func @f(%x: tensor<3xf64>) -> tensor<3xf64> {
   %0 = stablehlo.sine %x : tensor<3xf64>

@@ -157,8 +157,8 @@ def _attr_row(attr) -> str:
 def dialect_md() -> str:
     out = ["# The `tenzr` dialect", "",
            "Generated from `dialect/ops.py` by `python -m tenzr.tools.gen_docs`; do not edit.", "",
-           "Types are ranked, statically shaped builtin tensors of f16, bf16, f32, f64, i1, i32, i64, "
-           "complex<f32> or complex<f64>. "
+           "Types are ranked, statically shaped builtin tensors of f16, bf16, f32, f64, i1, the signless "
+           "integers i8, i16, i32 and i64, the unsigned ui8, ui16, ui32 and ui64, complex<f32> or complex<f64>. "
            "Elementwise n-ary ops broadcast like NumPy; operand element types must match. Ops are written in "
            "MLIR's generic form. Every op below is verified by `tenzr-verify`, lowered by "
            "`convert-tenzr-to-stablehlo` and differentiated by `tenzr-grad` (reverse) and `tenzr-jvp` (forward). "

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from tenzr.dialect import ops as T
 from tenzr.dialect.ir_imports import Value
 from tenzr.dialect.opdef import Op, OpDef
+from tenzr.dialect.types import UNSIGNED_TYPES
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.rules import Cotangents, Lowering, Tangents, bilinear, jvp, linear, lowers, no_derivative, vjp
 
@@ -38,9 +39,9 @@ _ONE_TO_ONE: dict[OpDef, Callable[..., Value]] = {
     T.add: sh.add, T.sub: sh.subtract, T.mul: sh.multiply, T.div: sh.divide, T.pow_: sh.power,
     T.maximum: sh.maximum, T.minimum: sh.minimum, T.select: sh.select, T.neg: sh.negate, T.exp: sh.exponential,
     T.log: sh.log, T.sqrt: sh.sqrt, T.rsqrt: sh.rsqrt, T.tanh: sh.tanh, T.sigmoid: sh.logistic,
-    T.sin: sh.sine, T.cos: sh.cosine, T.abs_: sh.abs_, T.real: sh.real, T.imag: sh.imag, T.complex_: sh.complex_,
+    T.sin: sh.sine, T.cos: sh.cosine, T.real: sh.real, T.imag: sh.imag, T.complex_: sh.complex_,
     T.log1p: sh.log_plus_one,
-    T.expm1: sh.exponential_minus_one, T.sign: sh.sign, T.floor: sh.floor, T.round_: sh.round_nearest_even,
+    T.expm1: sh.exponential_minus_one, T.floor: sh.floor, T.round_: sh.round_nearest_even,
     T.ceil: sh.ceil, T.tan: sh.tan, T.atan2: sh.atan2, T.rem: sh.remainder, T.atan: sh.atan, T.asin: sh.asin,
     T.acos: sh.acos, T.sinh: sh.sinh, T.cosh: sh.cosh, T.asinh: sh.asinh, T.acosh: sh.acosh, T.atanh: sh.atanh,
     T.erf: sh.erf, T.erf_inv: sh.erf_inv, T.lgamma: sh.lgamma, T.digamma: sh.digamma, T.bitwise_and: sh.and_,
@@ -58,6 +59,20 @@ def _on_broadcast_operands(emit: Callable[..., Value]) -> Lowering:
 
 for _opdef, _emit in _ONE_TO_ONE.items():
     lowers(_opdef)(_on_broadcast_operands(_emit))
+
+
+@lowers(T.abs_)
+def _lower_abs(op: Op) -> Value:
+    """StableHLO's abs takes no unsigned integers: they are their own."""
+    x = op.operands[0]
+    return x if sh.spec(x).dtype in UNSIGNED_TYPES else sh.abs_(x)
+
+
+@lowers(T.sign)
+def _lower_sign(op: Op) -> Value:
+    """StableHLO's sign takes no unsigned integers: theirs is min(x, 1)."""
+    x = op.operands[0]
+    return sh.minimum(x, _scalar(1, x)) if sh.spec(x).dtype in UNSIGNED_TYPES else sh.sign(x)
 
 
 @lowers(T.compare)

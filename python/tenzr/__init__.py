@@ -328,7 +328,8 @@ newaxis = None
 pi, e, inf, nan, euler_gamma = math.pi, math.e, math.inf, math.nan, float(np.euler_gamma)
 # dtypes, as NumPy's (they compare equal to them and name them to np.dtype)
 float16, float32, float64 = np.float16, np.float32, np.float64
-int32, int64, bool_ = np.int32, np.int64, np.bool_
+int8, int16, int32, int64, bool_ = np.int8, np.int16, np.int32, np.int64, np.bool_
+uint8, uint16, uint32, uint64 = np.uint8, np.uint16, np.uint32, np.uint64
 complex64, complex128 = np.complex64, np.complex128
 dtype, finfo, iinfo, issubdtype = np.dtype, np.finfo, np.iinfo, np.issubdtype
 # NumPy's abstract types, for issubdtype

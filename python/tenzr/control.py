@@ -22,7 +22,7 @@ from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.functions import inline_call
 from tenzr.dialect.ir_imports import ir
-from tenzr.dialect.types import TensorSpec, ir_type, numpy_dtype
+from tenzr.dialect.types import INT_TYPES, TensorSpec, ir_type, numpy_dtype
 from tenzr.flags import config, disable_jit
 from tenzr.numpy_api import clip, concatenate, stack
 from tenzr.passes.rules.control import CHECKPOINT_EVERY
@@ -181,7 +181,7 @@ def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], i
 
 def _int_scalar(value: Any) -> Array:
     x = asarray(np.int32(value) if isinstance(value, (int, np.integer)) else value)
-    if x.shape != () or x.spec.dtype not in ("i32", "i64"):
+    if x.shape != () or x.spec.dtype not in INT_TYPES:
         raise TenzrError(f"loop bounds and indices must be integer scalars, got {x.spec}", user_location())
     return x if x.spec.dtype == "i32" else x.astype(np.int32)
 

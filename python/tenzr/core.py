@@ -625,7 +625,7 @@ class ConcreteArray(np.ndarray):
             elif method in ("reduce", "accumulate") and ufunc in (np.add, np.multiply):
                 kind = inputs[0].dtype  # (JAX: sums at least in the default integer, cumulative ones in their own)
                 if kind.kind in "biu":
-                    kwargs["dtype"] = _summed(kind) if method == "reduce" or kind.kind == "b" else kind
+                    kwargs["dtype"] = summed_dtype(kind) if method == "reduce" or kind.kind == "b" else kind
         plain = [np.asarray(x) if isinstance(x, ConcreteArray) else x for x in inputs]
         if "out" in kwargs:
             kwargs["out"] = tuple(np.asarray(x) if isinstance(x, ConcreteArray) else x for x in kwargs["out"])
@@ -689,7 +689,7 @@ def _inexact(dtype: np.dtype) -> np.dtype:
     return np.dtype(np.float64 if dtype.itemsize == 8 else np.float32)
 
 
-def _summed(dtype: np.dtype) -> np.dtype:
+def summed_dtype(dtype: np.dtype) -> np.dtype:
     """JAX's type for a sum or product of integers or bools: at least the default integer."""
     if dtype.kind == "u":
         return np.promote_types(dtype, np.dtype(f"u{default_int().itemsize}"))
@@ -774,14 +774,25 @@ def astype(x: Array, dtype: Any) -> Array:
     return emit(T.convert, x, result=x.spec.with_dtype(name))
 
 
-_RANK = {"i1": 0, "i32": 1, "i64": 2, "f16": 3, "bf16": 3, "f32": 4, "f64": 5, "complex<f32>": 6,
-         "complex<f64>": 7}
+_RANK = {"i1": 0, "i8": 1, "ui8": 1, "i16": 2, "ui16": 2, "i32": 3, "ui32": 3, "i64": 4, "ui64": 4, "f16": 5, "bf16": 5,
+         "f32": 6, "f64": 7, "complex<f32>": 8, "complex<f64>": 9}
 
 
 def _widest(dtypes: list[str]) -> str:
-    """The join of `dtypes` (float64 with complex64 gives complex128, float16 with bfloat16
-    float32, as in JAX)."""
-    target = max(dtypes, key=lambda d: _RANK[d])
+    """The join of `dtypes` in JAX's type lattice: bool < integers < floats < complex,
+    narrower < wider; float16 with bfloat16 gives float32, float64 with complex64
+    complex128. A signed and an unsigned integer join to the narrowest signed type holding
+    both (int16 for int8 and uint8), as 64-bit types only with jax_enable_x64 (uint32 with
+    int32 is int32 without it); beside uint64 that is the default float."""
+    ints = [d for d in dtypes if d in INT_TYPES]
+    if len({d.startswith("u") for d in ints}) == 2:
+        signed = max((d for d in ints if not d.startswith("u")), key=_RANK.__getitem__)
+        unsigned = max((d for d in ints if d.startswith("u")), key=_RANK.__getitem__)
+        joined = signed if _RANK[signed] > _RANK[unsigned] else (
+            f"i{2 * ITEM_BYTES[unsigned] * 8}" if unsigned not in ("ui32", "ui64") else
+            element_type_of(default_int() if unsigned == "ui32" else default_float()))
+        dtypes = [d for d in dtypes if d not in INT_TYPES] + [joined]
+    target = max(dtypes, key=_RANK.__getitem__)
     if target in ("f16", "bf16") and {"f16", "bf16"} <= set(dtypes):
         return "f32"
     return "complex<f64>" if target == "complex<f32>" and "f64" in dtypes else target

@@ -30,23 +30,24 @@ from tenzr.core import (
     emit,
     promote,
     shape_tuple,
+    summed_dtype,
     user_location,
 )
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError, warn
-from tenzr.dialect.types import HALF_TYPES, TensorSpec, broadcast_shapes, numpy_dtype
+from tenzr.dialect.types import HALF_TYPES, INT_TYPES, UNSIGNED_TYPES, TensorSpec, broadcast_shapes, numpy_dtype
 from tenzr.flags import default_float, default_int
 
 ArrayLike = Any
 
 
 def _float(x: ArrayLike) -> Array:
-    """x as a floating-point array: as in JAX, int32 and bools become float32, int64 the
-    default float (float64 with jax_enable_x64, where JAX has int64 at all)."""
+    """x as a floating-point array: as in JAX, bools and integers up to 32 bits become
+    float32, 64-bit ones the default float (float64 with jax_enable_x64)."""
     x = asarray(x)
     if x.spec.is_inexact:
         return x
-    out = astype(x, default_float() if x.spec.dtype == "i64" else np.float32)
+    out = astype(x, default_float() if x.spec.dtype in ("i64", "ui64") else np.float32)
     out.weak = x.weak
     return out
 
@@ -384,9 +385,10 @@ mod = remainder
 def _bitwise(opdef: Any, doc: str) -> Any:
     def fn(x: ArrayLike, y: ArrayLike) -> Array:
         x, y = promote(x, y)
-        if x.spec.dtype not in ("i1", "i32", "i64"):
+        if x.spec.dtype != "i1" and x.spec.dtype not in INT_TYPES:
             raise TenzrError(f"{opdef.mnemonic}: takes integers or booleans, got {x.dtype}", user_location())
-        return emit(opdef, x, y)
+        logical = opdef is T.shift_right_arithmetic and x.spec.dtype in UNSIGNED_TYPES
+        return emit(T.shift_right_logical if logical else opdef, x, y)
 
     fn.__name__, fn.__doc__ = opdef.mnemonic, doc
     return fn
@@ -396,13 +398,14 @@ bitwise_and = _bitwise(T.bitwise_and, "x & y elementwise, on integers or boolean
 bitwise_or = _bitwise(T.bitwise_or, "x | y elementwise, on integers or booleans.")
 bitwise_xor = _bitwise(T.bitwise_xor, "x ^ y elementwise, on integers or booleans.")
 left_shift = _bitwise(T.shift_left, "x << y elementwise, on integers.")
-right_shift = _bitwise(T.shift_right_arithmetic, "x >> y elementwise, on integers (the sign is kept, as NumPy's).")
+right_shift = _bitwise(T.shift_right_arithmetic, "x >> y elementwise, on integers (the sign kept for signed ones, as "
+                      "NumPy's).")
 
 
 def bitwise_not(x: ArrayLike) -> Array:
     """~x elementwise: the bits flipped (logical not for booleans)."""
     x = asarray(x)
-    if x.spec.dtype not in ("i1", "i32", "i64"):
+    if x.spec.dtype != "i1" and x.spec.dtype not in INT_TYPES:
         raise TenzrError(f"bitwise_not: takes integers or booleans, got {x.dtype}", user_location())
     return emit(T.bitwise_not, x)
 
@@ -411,12 +414,11 @@ invert = bitwise_not
 
 
 def bitwise_count(x: ArrayLike) -> Array:
-    """The number of bits set in |x|, elementwise, as NumPy and JAX count them (as int32:
-    tenzr has no uint8)."""
+    """The number of bits set in |x|, elementwise, as NumPy and JAX count them (as uint8)."""
     x = asarray(x)
-    if x.spec.dtype not in ("i32", "i64"):
+    if x.spec.dtype not in INT_TYPES:
         raise TenzrError(f"bitwise_count: takes integers, got {x.dtype}", user_location())
-    return emit(T.population_count, emit(T.abs_, x)).astype(np.int32)
+    return emit(T.population_count, x if x.spec.dtype in UNSIGNED_TYPES else emit(T.abs_, x)).astype(np.uint8)
 
 
 def _logical(combine: Any, doc: str) -> Any:
@@ -758,11 +760,12 @@ def _reduce(opdef, x: ArrayLike, axis: Any, keepdims: bool) -> Array:
 
 
 def _accumulated(x: ArrayLike, dtype: Any) -> Array:
-    """x in the type a sum or product accumulates in: `dtype`, else int32 for booleans."""
+    """x in the type a sum or product accumulates in: `dtype`, else JAX's: booleans and
+    integers at least as wide as the default integer, of their signedness."""
     x = asarray(x)
     if dtype is not None:
         return astype(x, dtype)
-    return astype(x, np.int32) if x.spec.dtype == "i1" else x
+    return x if x.spec.is_inexact else astype(x, summed_dtype(x.dtype))
 
 
 def sum(x: ArrayLike, axis: Any = None, dtype: Any = None, out: None = None, keepdims: bool = False,
@@ -1230,7 +1233,7 @@ def _index_array(indices: ArrayLike) -> Array:
         if array.dtype.kind not in "iu":
             raise TenzrError(f"indices must be integers, got {array.dtype}", user_location())
         idx = constant(array.astype(np.int64 if array.dtype.itemsize > 4 else np.int32))
-    if idx.spec.dtype not in ("i32", "i64"):
+    if idx.spec.dtype not in INT_TYPES:
         raise TenzrError(f"indices must be integers, got {idx.dtype}", user_location())
     return idx
 
@@ -1606,7 +1609,7 @@ def _in_range_or(indices: Any, n: int, clamp: bool = False) -> Any:
     """Index array `indices` for a dimension of size n, with negative entries counted from
     the end and entries still out of range set to n (or with `clamp`, to the nearest end)."""
     if isinstance(indices, Array):
-        if indices.spec.dtype not in ("i32", "i64"):
+        if indices.spec.dtype not in INT_TYPES:
             return indices  # (a traced mask, or floats: getitem refuses them)
         idx = astype(indices, np.int64)
         idx = where(idx < 0, idx + n, idx)

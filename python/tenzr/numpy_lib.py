@@ -472,7 +472,7 @@ def result_type(*args: Any) -> np.dtype:
 
     if not args:
         raise TenzrError("result_type needs at least one argument", user_location())
-    operands = [ShapeDtype((), requested_dtype(a), weak_type=a in (int, float, complex))
+    operands = [ShapeDtype((), requested_dtype(a), weak_type=builtins.any(a is t for t in (int, float, complex)))
                 if isinstance(a, (np.dtype, type, str)) else a for a in args]
     return np.dtype(eval_shape(lambda *xs: promote(*xs)[0], *operands).dtype)
 

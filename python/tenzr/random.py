@@ -37,7 +37,7 @@ from tenzr.control import while_loop
 from tenzr.core import Array, asarray, check_arguments, dtype_name, emit, promote, shape_tuple, user_location
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
-from tenzr.dialect.types import numpy_dtype
+from tenzr.dialect.types import INT_TYPES, numpy_dtype
 from tenzr.flags import default_float, default_int
 from tenzr.forward import custom_jvp
 from tenzr.lax import top_k as _top_k
@@ -109,7 +109,7 @@ def PRNGKey(seed: Any) -> Array:
         seed = int(seed)
         return tnp.asarray(np.array([(seed >> 32) & 0xFFFFFFFF, seed & 0xFFFFFFFF], np.uint32).view(np.int32))
     seed = asarray(seed)
-    if seed.shape != () or seed.spec.dtype not in ("i32", "i64"):
+    if seed.shape != () or seed.spec.dtype not in INT_TYPES:
         raise TenzrError(f"tz.random.PRNGKey: the seed must be an integer scalar, got {seed.spec}", user_location())
     wide = seed.astype(np.int64)
     high = (wide >> 32).astype(np.int32)

@@ -81,12 +81,12 @@ func.func @through_execute_region(%x: tensor<3xf32>) -> tensor<f32> {
 
 // -----
 
-// A 16-bit integer on the differentiated path (unsigned ones, which JAX's exports carry
+// A float8 value on the differentiated path (unsigned integers, which JAX's exports carry
 // through loops, are carried as any other).
-func.func @narrow_int(%x: tensor<f32>, %u: tensor<i16>) -> tensor<f32> {
+func.func @narrow_int(%x: tensor<f32>, %u: tensor<f8E4M3FN>) -> tensor<f32> {
   %c0 = stablehlo.constant dense<0> : tensor<i64>
-  // expected-error@+1 {{tenzr-grad: 'stablehlo.while' has a value of type tensor<i16>, which it cannot differentiate through (8- and 16-bit signed integers and float8 are not supported yet)}}
-  %r:3 = stablehlo.while(%a = %x, %i = %c0, %k = %u) : tensor<f32>, tensor<i64>, tensor<i16>
+  // expected-error@+1 {{tenzr-grad: 'stablehlo.while' has a value of type tensor<f8E4M3FN>, which it cannot differentiate through (float8 types and 4-bit integers are not supported yet)}}
+  %r:3 = stablehlo.while(%a = %x, %i = %c0, %k = %u) : tensor<f32>, tensor<i64>, tensor<f8E4M3FN>
     cond {
       %c3 = stablehlo.constant dense<3> : tensor<i64>
       %p = stablehlo.compare LT, %i, %c3, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
@@ -95,7 +95,7 @@ func.func @narrow_int(%x: tensor<f32>, %u: tensor<i16>) -> tensor<f32> {
       %c1 = stablehlo.constant dense<1> : tensor<i64>
       %i2 = stablehlo.add %i, %c1 : tensor<i64>
       %s = stablehlo.sine %a : tensor<f32>
-      stablehlo.return %s, %i2, %k : tensor<f32>, tensor<i64>, tensor<i16>
+      stablehlo.return %s, %i2, %k : tensor<f32>, tensor<i64>, tensor<f8E4M3FN>
     }
   return %r#0 : tensor<f32>
 }

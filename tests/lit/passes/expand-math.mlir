@@ -231,12 +231,34 @@ func.func @bit_counts(%x: tensor<3xi64>, %y: tensor<3xi32>) -> (tensor<3xi64>, t
 
 // -----
 
-// Unsigned integers (JAX's random keys with x64) pass through untouched.
+// An unsigned integer converts to a float through a wider signed one (IREE 3.13 converts as
+// signed where it looks through the conversion into a data-tiled matmul); a uint64's
+// 32-bit halves go through float64.
 // CHECK-LABEL: func.func @unsigned
-// CHECK: stablehlo.convert %{{.*}} : (tensor<3xui32>) -> tensor<3xf64>
-func.func @unsigned(%u: tensor<3xui32>) -> tensor<3xf64> {
+// CHECK: %[[B:.*]] = stablehlo.bitcast_convert %arg0 : (tensor<3xui32>) -> tensor<3xi32>
+// CHECK: %[[W:.*]] = stablehlo.convert %[[B]] : (tensor<3xi32>) -> tensor<3xi64>
+// CHECK: %[[M:.*]] = stablehlo.and %[[W]], %{{.*}} : tensor<3xi64>
+// CHECK: stablehlo.convert %[[M]] : (tensor<3xi64>) -> tensor<3xf64>
+// CHECK: %[[H:.*]] = stablehlo.shift_right_logical %arg1, %{{.*}} : tensor<2xui64>
+// CHECK: %[[HI:.*]] = stablehlo.bitcast_convert %[[H]] : (tensor<2xui64>) -> tensor<2xi64>
+// CHECK: %[[L:.*]] = stablehlo.and %arg1, %{{.*}} : tensor<2xui64>
+// CHECK: %[[LO:.*]] = stablehlo.bitcast_convert %[[L]] : (tensor<2xui64>) -> tensor<2xi64>
+// CHECK: %[[HF:.*]] = stablehlo.convert %[[HI]] : (tensor<2xi64>) -> tensor<2xf64>
+// CHECK: %[[S:.*]] = stablehlo.multiply %[[HF]], %{{.*}} : tensor<2xf64>
+// CHECK: %[[LF:.*]] = stablehlo.convert %[[LO]] : (tensor<2xi64>) -> tensor<2xf64>
+// CHECK: %[[T:.*]] = stablehlo.add %[[S]], %[[LF]] : tensor<2xf64>
+// CHECK: stablehlo.convert %[[T]] : (tensor<2xf64>) -> tensor<2xf32>
+// CHECK: stablehlo.convert %arg2 : (tensor<3xui8>) -> tensor<3xi32>
+// A reverse of unsigned integers reverses signless ones (IREE 3.13 fails on the unsigned).
+// CHECK: %[[S:.*]] = stablehlo.bitcast_convert %arg2 : (tensor<3xui8>) -> tensor<3xi8>
+// CHECK: %[[R:.*]] = stablehlo.reverse %[[S]], dims = [0] : tensor<3xi8>
+// CHECK: stablehlo.bitcast_convert %[[R]] : (tensor<3xi8>) -> tensor<3xui8>
+func.func @unsigned(%u: tensor<3xui32>, %v: tensor<2xui64>, %w: tensor<3xui8>) -> (tensor<3xf64>, tensor<2xf32>, tensor<3xi32>, tensor<3xui8>) {
   %0 = stablehlo.convert %u : (tensor<3xui32>) -> tensor<3xf64>
-  return %0 : tensor<3xf64>
+  %1 = stablehlo.convert %v : (tensor<2xui64>) -> tensor<2xf32>
+  %2 = stablehlo.convert %w : (tensor<3xui8>) -> tensor<3xi32>
+  %3 = stablehlo.reverse %w, dims = [0] : tensor<3xui8>
+  return %0, %1, %2, %3 : tensor<3xf64>, tensor<2xf32>, tensor<3xi32>, tensor<3xui8>
 }
 
 // -----
