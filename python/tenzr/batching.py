@@ -11,7 +11,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from tenzr.core import ShapeDtype, api_boundary, asarray, current_trace
+from tenzr.core import ShapeDtype, api_boundary, asarray, check_callable, current_trace
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.numpy_api import broadcast_to, moveaxis
 from tenzr.passes.regions import function_type, name_of
@@ -126,6 +126,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: str | No
     >>> tz.vmap(lambda x, w: (x * w).sum())(np.ones((4, 3), np.float32), np.ones((4, 3), np.float32))
     array([3., 3., 3., 3.], dtype=float32)
     """
+    check_callable(fun, "vmap")
     if axis_name is not None:
         raise TenzrError("vmap: axis_name (collectives over the batch) is not supported")
     return _Vmapped(fun, in_axes, out_axes, axis_size, as_target(target))

@@ -146,6 +146,12 @@ def user_frame() -> types.FrameType | None:
     return frame
 
 
+def check_callable(fn: Any, transform: str) -> None:
+    """Refuses, at the transformation (as JAX's TypeError), a `fn` that is not a function."""
+    if not callable(fn):
+        raise TenzrError(f"{transform}: expected a function to transform, got {type(fn).__name__}", user_location())
+
+
 def user_location() -> ir.Location:
     frame = user_frame()
     if frame is None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from tenzr.core import Array, ShapeDtype, api_boundary, asarray, current_trace, spec_of_leaf
+from tenzr.core import Array, ShapeDtype, api_boundary, asarray, check_callable, current_trace, spec_of_leaf
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
 from tenzr.dialect.types import numpy_dtype
@@ -131,6 +131,7 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
     >>> tz.jvp(lambda x: x * x, (np.float32(3.0),), (np.float32(1.0),))
     (array(9., dtype=float32), array(6., dtype=float32))
     """
+    check_callable(fun, "jvp")
     primals, tangents = _as_tuple("jvp", primals, "primals"), _as_tuple("jvp", tangents, "tangents")
     if len(primals) != len(tangents):
         raise TenzrError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
@@ -156,6 +157,7 @@ def linearize(fun: Callable, *primals: Any, has_aux: bool = False, target: str |
     tangents; with has_aux, (out, f_jvp, aux). Each f_jvp call runs one compiled jvp, traced
     as linearize returns (so it sees `fun` as its value did: a Python number it closes over
     may change after)."""
+    check_callable(fun, "linearize")
     target = as_target(target)
     pushforward = _Pushforward(fun, has_aux, target)
     leaves, tree = flatten(primals)
@@ -305,6 +307,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     array([[2., 0.],
            [0., 4.]], dtype=float32)
     """
+    check_callable(fun, "jacfwd")
     if holomorphic:
         raise TenzrError("jacfwd: holomorphic=True is not supported yet (Jacobians are of real functions)")
     return _Jacobian(fun, argnums, has_aux, target, forward=True)
@@ -315,6 +318,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
            target: str | Target = "cpu") -> Callable:
     """The Jacobian of `fun` with respect to argument(s) `argnums`, by reverse mode (as
     jacfwd, one row per output element)."""
+    check_callable(fun, "jacrev")
     if holomorphic:
         raise TenzrError("jacrev: holomorphic=True is not supported yet (Jacobians are of real functions)")
     return _Jacobian(fun, argnums, has_aux, target, forward=False)
@@ -324,6 +328,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, holomorphic: bool = False,
             target: str | Target = "cpu") -> Callable:
     """The Hessian of scalar `fun`: jacfwd(jacrev(fun)), forward over reverse."""
+    check_callable(fun, "hessian")
     return jacfwd(jacrev(fun, argnums, has_aux, holomorphic, target), argnums, has_aux, holomorphic, target)
 
 

@@ -55,14 +55,166 @@ for _name, _opdef in T.OPS.items():
 stop_gradient = _stop_gradient  # (of pytrees too, as JAX's)
 
 
-def scatter(x: Any, indices: Any, updates: Any, axis: int = 0, mode: str = "set") -> Array:
-    """x with the slices at `indices` along `axis` combined with `updates`.
+class ScatterDimensionNumbers(NamedTuple):
+    """JAX's: which dims of `updates` are window dims, which operand dims the windows skip
+    (size 1), which operand dim each entry of an index vector (the last dim of
+    scatter_indices) starts, and the batching dims paired between operand and indices."""
 
-    `mode` is "set" (the last duplicate wins), "add", "multiply", "min" or "max".
-    `updates` has x's shape with dim `axis` replaced by len(indices).
-    """
-    x, updates = promote(x, updates)
-    return emit(T.scatter, x, asarray(indices), updates, axis=axis, mode=mode)
+    update_window_dims: Sequence[int]
+    inserted_window_dims: Sequence[int]
+    scatter_dims_to_operand_dims: Sequence[int]
+    operand_batching_dims: Sequence[int] = ()
+    scatter_indices_batching_dims: Sequence[int] = ()
+
+
+class GatherScatterMode(enum.Enum):
+    """JAX's out-of-bounds modes: CLIP clamps each window into the operand; FILL_OR_DROP
+    (the default) and PROMISE_IN_BOUNDS drop a window that does not fit."""
+
+    CLIP = 0
+    FILL_OR_DROP = 1
+    PROMISE_IN_BOUNDS = 2
+
+
+def scatter(operand: Any, scatter_indices: Any, updates: Any, dimension_numbers: Any = None, *,
+            indices_are_sorted: bool = False, unique_indices: bool = False, mode: Any = None,
+            axis: int | None = None) -> Array:
+    """JAX's `lax.scatter` (given ScatterDimensionNumbers): operand with the update windows
+    written at scatter_indices, the last write winning where windows overlap.
+
+    Given no dimension numbers (or an int, `axis`), the `tenzr.scatter` op as written:
+    x with the slices at 1-d `indices` along `axis` (0 by default) combined with `updates`
+    by `mode`, "set" (the default), "add", "multiply", "min" or "max"; `updates` has x's
+    shape with dim `axis` replaced by len(indices)."""
+    if dimension_numbers is None or isinstance(dimension_numbers, (int, np.integer)):
+        x, updates = promote(operand, updates)
+        along = axis if axis is not None else 0 if dimension_numbers is None else int(dimension_numbers)
+        return emit(T.scatter, x, asarray(scatter_indices), updates, axis=along, mode="set" if mode is None else mode)
+    return _scatter("set", operand, scatter_indices, updates, dimension_numbers, mode)
+
+
+def _scatter_family(name: str, how: str, doc: str) -> Callable[..., Array]:
+    def fn(operand: Any, scatter_indices: Any, updates: Any, dimension_numbers: Any, *,
+           indices_are_sorted: bool = False, unique_indices: bool = False, mode: Any = None) -> Array:
+        if how == "subtract":
+            return _scatter("add", operand, scatter_indices, -asarray(updates), dimension_numbers, mode, name)
+        return _scatter(how, operand, scatter_indices, updates, dimension_numbers, mode, name)
+
+    fn.__name__, fn.__qualname__ = name, name
+    fn.__doc__ = f"JAX's `lax.{name}`: operand with {doc} at the windows scatter_indices pick (see `scatter`)."
+    return fn
+
+
+scatter_add = _scatter_family("scatter_add", "add", "updates added (summed where windows overlap)")
+scatter_sub = _scatter_family("scatter_sub", "subtract", "updates subtracted")
+scatter_mul = _scatter_family("scatter_mul", "multiply", "entries multiplied by updates")
+scatter_min = _scatter_family("scatter_min", "min", "the smaller of each entry and its updates")
+scatter_max = _scatter_family("scatter_max", "max", "the larger of each entry and its updates")
+
+
+def _scatter(how: str, operand: Any, scatter_indices: Any, updates: Any, dimension_numbers: Any, mode: Any,
+             name: str = "scatter") -> Array:
+    """A JAX scatter as `tenzr.scatter` into the flattened operand: each update element goes
+    to the flat position of its window start plus its offset in the window, or nowhere
+    (past the end) when its window does not fit (JAX's FILL_OR_DROP; CLIP moves the window
+    inside instead)."""
+    x, idx, upd = asarray(operand), asarray(scatter_indices), asarray(updates)
+    if upd.dtype != x.dtype:
+        if not upd.weak:
+            raise TenzrError(f"lax.{name}: updates have dtype {upd.dtype}, the operand {x.dtype}; they must match",
+                             user_location())
+        upd = upd.astype(x.dtype)
+    if not np.issubdtype(idx.dtype, np.integer):
+        raise TenzrError(f"lax.{name}: scatter_indices must be integers, got {idx.dtype}", user_location())
+    clip = _scatter_mode(mode, name) is GatherScatterMode.CLIP
+    try:
+        dn = dimension_numbers if isinstance(dimension_numbers, ScatterDimensionNumbers) else \
+            ScatterDimensionNumbers(*(tuple(int(d) for d in dims) for dims in dimension_numbers))
+        window_dims, inserted, to_operand, op_batch, idx_batch = (tuple(int(d) for d in dims) for dims in dn)
+    except (TypeError, ValueError):
+        raise TenzrError(f"lax.{name}: dimension_numbers must be a ScatterDimensionNumbers, got "
+                         f"{dimension_numbers!r}", user_location()) from None
+    if idx.ndim == 0:
+        idx = tnp.reshape(idx, (1,))
+    scatter_dims = [d for d in range(upd.ndim) if d not in window_dims]
+    window_operand_dims = [d for d in range(x.ndim) if d not in inserted and d not in op_batch]
+    broken = _scatter_contract(x, idx, upd, window_dims, inserted, to_operand, op_batch, idx_batch, scatter_dims,
+                               window_operand_dims)
+    if broken:
+        raise TenzrError(f"lax.{name}: dimension_numbers {tuple(dn)} do not fit operand {x.shape}, scatter_indices "
+                         f"{idx.shape} and updates {upd.shape}: {broken}", user_location())
+    sizes = [1] * x.ndim
+    for d, u in zip(window_operand_dims, window_dims, strict=True):
+        sizes[d] = upd.shape[u]
+    index_dtype = np.int32 if x.size < 2**31 else np.int64
+    batch_shape = [1] * upd.ndim  # (the scatter dims of updates carry the index vectors' dims)
+    for d, n in zip(scatter_dims, idx.shape[:-1], strict=True):
+        batch_shape[d] = n
+    fits: Array | None = None
+    position: Any = 0
+    stride = 1
+    for d in reversed(range(x.ndim)):
+        if d in to_operand:
+            start = idx[..., to_operand.index(d)].astype(index_dtype)
+        elif d in op_batch:
+            start = broadcasted_iota(index_dtype, idx.shape[:-1], idx_batch[op_batch.index(d)])
+        else:
+            start = tnp.zeros(idx.shape[:-1], index_dtype)
+        if clip:
+            start = tnp.clip(start, 0, x.shape[d] - sizes[d])
+        else:
+            inside = (start >= 0) & (start <= x.shape[d] - sizes[d])
+            fits = inside if fits is None else fits & inside
+        index = tnp.reshape(start, tuple(batch_shape))
+        if d in window_operand_dims:
+            index = index + broadcasted_iota(index_dtype, upd.shape, window_dims[window_operand_dims.index(d)])
+        position = position + index * stride
+        stride *= x.shape[d]
+    position = tnp.broadcast_to(asarray(position).astype(index_dtype), upd.shape)
+    if fits is not None:
+        position = tnp.where(tnp.reshape(fits, tuple(batch_shape)), position, x.size)
+    flat = emit(T.scatter, tnp.reshape(x, (x.size,)), tnp.reshape(position, (upd.size,)),
+                tnp.reshape(upd, (upd.size,)), axis=0, mode=how)
+    return tnp.reshape(flat, x.shape)
+
+
+def _scatter_mode(mode: Any, name: str) -> GatherScatterMode:
+    """JAX's GatherScatterMode.from_any: None, a mode (JAX's enum or tenzr's) or its string."""
+    key = getattr(mode, "name", mode)
+    modes = {None: GatherScatterMode.FILL_OR_DROP, "clip": GatherScatterMode.CLIP,
+             "fill": GatherScatterMode.FILL_OR_DROP, "drop": GatherScatterMode.FILL_OR_DROP,
+             "promise_in_bounds": GatherScatterMode.PROMISE_IN_BOUNDS}
+    found = modes.get(key.lower() if isinstance(key, str) else key) or \
+        next((m for m in GatherScatterMode if m.name == key), None)
+    if found is None:
+        raise TenzrError(f"lax.{name}: mode must be 'clip', 'fill', 'drop', 'promise_in_bounds' or a "
+                         f"GatherScatterMode, got {mode!r}", user_location())
+    return found
+
+
+def _scatter_contract(x: Array, idx: Array, upd: Array, window_dims: tuple[int, ...], inserted: tuple[int, ...],
+                      to_operand: tuple[int, ...], op_batch: tuple[int, ...], idx_batch: tuple[int, ...],
+                      scatter_dims: list[int], window_operand_dims: list[int]) -> str:
+    """Which of XLA's scatter rules the dimension numbers break ("" when none)."""
+    if list(window_dims) != sorted(set(window_dims)) or builtins.any(not 0 <= d < upd.ndim for d in window_dims):
+        return "update_window_dims must be increasing dims of updates"
+    if builtins.any(not 0 <= d < x.ndim for d in (*inserted, *to_operand, *op_batch)) or \
+            len(set(inserted) | set(op_batch)) != len(inserted) + len(op_batch):
+        return "inserted_window_dims and operand_batching_dims must be distinct dims of the operand"
+    if len(window_dims) + len(inserted) + len(op_batch) != x.ndim:
+        return "len(update_window_dims) + len(inserted_window_dims) + len(operand_batching_dims) must be its rank"
+    if idx.shape[-1] != len(to_operand) or len(set(to_operand)) != len(to_operand) or set(to_operand) & set(op_batch):
+        return ("the last dim of scatter_indices must have len(scatter_dims_to_operand_dims) entries, "
+                "each a distinct non-batching operand dim")
+    if len(op_batch) != len(idx_batch) or builtins.any(not 0 <= d < idx.ndim - 1 for d in idx_batch):
+        return "operand_batching_dims and scatter_indices_batching_dims must pair up (index dims before the last)"
+    if [upd.shape[d] for d in scatter_dims] != list(idx.shape[:-1]):
+        return "updates' scatter dims must have scatter_indices' shape without its last dim"
+    if builtins.any(upd.shape[u] > x.shape[d] for d, u in zip(window_operand_dims, window_dims, strict=True)):
+        return "a window is larger than the operand"
+    if builtins.any(idx.shape[i] != x.shape[d] for d, i in zip(op_batch, idx_batch, strict=True)):
+        return "paired batching dims must have the same size"
+    return ""
 
 
 def dynamic_slice(x: Any, starts: Sequence[Any], sizes: Sequence[int]) -> Array:
@@ -748,6 +900,242 @@ def cumprod(operand: Any, axis: int = 0, reverse: bool = False) -> Array:
 cummax = _cumulative("cummax", tnp.maximum)
 cummin = _cumulative("cummin", tnp.minimum)
 cumlogsumexp = _cumulative("cumlogsumexp", tnp.logaddexp)
+
+
+def stack(operands: Sequence[Any], axis: int = 0) -> Array:
+    """The operands (of one shape) joined along a new dim `axis`."""
+    return tnp.stack(list(operands), axis)
+
+
+def tile(operand: Any, reps: Sequence[int]) -> Array:
+    """operand repeated reps[i] times along dim i."""
+    return tlib.tile(operand, tuple(reps))
+
+
+def empty(shape: Any, dtype: Any, *, out_sharding: Any = None) -> Array:
+    """An array of `shape` whose values are unspecified (zeros here, never uninitialized)."""
+    return tlib.empty(shape, dtype)
+
+
+def broadcast_to_rank(x: Any, rank: int) -> Array:
+    """x with leading dims of size 1 up to rank `rank`."""
+    x = asarray(x)
+    if rank < x.ndim:
+        raise TenzrError(f"broadcast_to_rank: rank {rank} is below the array's rank {x.ndim}", user_location())
+    return tnp.reshape(x, (1,) * (rank - x.ndim) + x.shape)
+
+
+def mulhi(x: Any, y: Any, /) -> Array:
+    """The high half of the bits of the full product of integers x and y, elementwise."""
+    x, y = asarray(x), asarray(y)
+    if x.dtype != y.dtype or not np.issubdtype(x.dtype, np.integer):
+        raise TenzrError(f"mulhi: needs two integer arrays of one dtype, got {x.dtype} and {y.dtype}", user_location())
+    bits = x.dtype.itemsize * 8
+    if bits < 64:
+        wide = np.int64 if np.issubdtype(x.dtype, np.signedinteger) else np.uint64
+        return tnp.right_shift(x.astype(wide) * y.astype(wide), bits).astype(x.dtype)
+    # 64 bits: the unsigned high word from 32-bit halves, then corrected for signs
+    # (hi(a·b) = hi_u(a, b) - (a < 0 ? b : 0) - (b < 0 ? a : 0), mod 2^64).
+    ux, uy = bitcast_convert_type(x, np.uint64), bitcast_convert_type(y, np.uint64)
+    low32 = np.uint64(0xFFFFFFFF)
+    x0, x1 = ux & low32, tnp.right_shift(ux, np.uint64(32))
+    y0, y1 = uy & low32, tnp.right_shift(uy, np.uint64(32))
+    cross = x1 * y0 + tnp.right_shift(x0 * y0, np.uint64(32))
+    carry = (cross & low32) + x0 * y1
+    high = x1 * y1 + tnp.right_shift(cross, np.uint64(32)) + tnp.right_shift(carry, np.uint64(32))
+    if np.issubdtype(x.dtype, np.unsignedinteger):
+        return high
+    zero = np.uint64(0)
+    high = high - tnp.where(x < 0, uy, zero) - tnp.where(y < 0, ux, zero)
+    return bitcast_convert_type(high, x.dtype)
+
+
+def reduce_xor(operand: Any, axes: Sequence[int]) -> Array:
+    """The bitwise XOR (for booleans, the parity) of the entries over `axes`, by halving."""
+    x = asarray(operand)
+    if not (x.dtype == np.bool_ or np.issubdtype(x.dtype, np.integer)):
+        raise TenzrError(f"reduce_xor: needs a boolean or integer operand, got {x.dtype}", user_location())
+    axes = tuple(_axis(a, x.ndim) for a in axes)
+    kept = [d for d in range(x.ndim) if d not in axes]
+    x = tnp.transpose(x, (*kept, *axes))
+    x = tnp.reshape(x, (*x.shape[:len(kept)], -1))
+    if x.shape[-1] == 0:
+        return tnp.zeros(x.shape[:-1], x.dtype)
+    while x.shape[-1] > 1:
+        if x.shape[-1] % 2:
+            x = tnp.concatenate([x, tnp.zeros((*x.shape[:-1], 1), x.dtype)], -1)
+        half = x.shape[-1] // 2
+        x = tnp.bitwise_xor(x[..., :half], x[..., half:])
+    return x[..., 0]
+
+
+def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Array:
+    """src at the index vectors (idxs[0][i], idxs[1][i], ...) over `axes` (each index taken
+    modulo its dim's size): shape [len(idxs[0]), the other dims of src in order]."""
+    x = asarray(src)
+    axes = [_axis(a, x.ndim) for a in axes]
+    if len(idxs) != len(axes):
+        raise TenzrError(f"index_take: {len(idxs)} index arrays for {len(axes)} axes", user_location())
+    moved = tnp.moveaxis(x, axes, list(range(len(axes))))
+    return moved[tuple(tnp.remainder(asarray(i), x.shape[a]) for i, a in zip(idxs, axes, strict=True))]
+
+
+def igamma(a: Any, x: Any) -> Array:
+    """The regularized lower incomplete gamma function P(a, x)."""
+    from tenzr.scipy import special  # (scipy.special imports this module)
+
+    return special.gammainc(a, x)
+
+
+def igammac(a: Any, x: Any) -> Array:
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    from tenzr.scipy import special
+
+    return special.gammaincc(a, x)
+
+
+def betainc(a: Any, b: Any, x: Any) -> Array:
+    """The regularized incomplete beta function I_x(a, b)."""
+    from tenzr.scipy import special
+
+    return special.betainc(a, b, x)
+
+
+def igamma_grad_a(a: Any, x: Any) -> Array:
+    """∂P(a, x)/∂a, elementwise: forward mode through `igamma`."""
+    from tenzr.forward import jvp
+
+    a, x = promote(tnp._float(a), x)
+    a, x = tlib.broadcast_arrays(a, x)
+    return jvp(lambda s: igamma(s, x), (a,), (tnp.ones_like(a),))[1]
+
+
+def random_gamma_grad(a: Any, x: Any) -> Array:
+    """The derivative in a of a Gamma(a, 1) sample x (its CDF held fixed):
+    -(∂P/∂a) / (∂P/∂x), with ∂P/∂x = x^(a-1) e^-x / Γ(a)."""
+    from tenzr.scipy import special
+
+    a, x = promote(tnp._float(a), x)
+    density = tnp.exp(special.xlogy(a - 1, x) - x - special.gammaln(a))
+    return tnp.where(x == 0, 0.0, -igamma_grad_a(a, x) / density)
+
+
+# Chebyshev coefficients (Σ c_k T_k(t)) of Cephes's forms of the scaled Bessel functions:
+# i0e(x) and i1e(x)/x on t = x/4 - 1 (x <= 8), sqrt(x)·i0e(x) and sqrt(x)·i1e(x) on
+# t = 16/x - 1 (x > 8). Computed with mpmath at 40 digits (they agree with Cephes's tables).
+_I0E_LO = (
+    0.33839763720473803, -0.3046826723431984, 0.17162090152220877, -0.09490109704804764, 0.04930528423967071,
+    -0.02373741480589947, 0.010546460394594998, -0.004324309995050576, 0.0016394756169413357,
+    -0.0005763755745385824, 0.00018850288509584165, -5.754195010082104e-05, 1.6448448070728896e-05,
+    -4.4167383584587505e-06, 1.1173875391201037e-06, -2.670793853940612e-07, 6.046995022541919e-08,
+    -1.300025009986248e-08, 2.6598237246823866e-09, -5.189795601635263e-10, 9.675809035373237e-11,
+    -1.726826291441556e-11, 2.95505266312964e-12, -4.856446783111929e-13, 7.676185498604936e-14,
+    -1.1685332877993451e-14, 1.715391285555133e-15, -2.431279846547955e-16, 3.3307945188222384e-17,
+    -4.4153416464793395e-18,
+)
+_I0E_HI = (
+    0.4022452055070544, 0.0033691164782556943, 6.889758346916825e-05, 2.8913705208347567e-06,
+    2.0489185894690638e-07, 2.266668990498178e-08, 3.3962320257083865e-09, 4.94060238822497e-10,
+    1.1889147107846439e-11, -3.1499165279632416e-11, -1.3215811840447713e-11, -1.7941785315068062e-12,
+    7.180124451383666e-13, 3.8527783827421426e-13, 1.54008621752141e-14, -4.150569347287222e-14,
+    -9.554846698828307e-15, 3.8116806693526224e-15, 1.7725601330565263e-15, -3.425485619677219e-16,
+    -2.8276239805165836e-16, 3.461222867697461e-17, 4.46562142029676e-17, -4.830504485944178e-18,
+    -7.23318048787476e-18,
+)
+_I1E_LO = (
+    0.12629359322181682, -0.17641651835783406, 0.1026436586898471, -0.05294598120809499, 0.024726449030626516,
+    -0.010564084894626197, 0.004156422944312888, -0.0015135724506312532, 0.0005122859561685758,
+    -0.00016176081582589674, 4.781565107550054e-05, -1.3273163656039436e-05, 3.4702513081376785e-06,
+    -8.568720264695455e-07, 2.0032947535521353e-07, -4.445059128796328e-08, 9.381537386495773e-09,
+    -1.8872497517228294e-09, 3.625590281552117e-10, -6.663489723502027e-11, 1.1736186298890901e-11,
+    -1.9839743977649436e-12, 3.223793365945575e-13, -5.042185504727912e-14, 7.600684294735408e-15,
+    -1.1055969477353862e-15, 1.5536319577362005e-16, -2.111421214358166e-17, 2.7779141127610464e-18,
+)
+_I1E_HI = (
+    0.38928811750914005, -0.009761097491361469, -0.00011058893876262371, -3.882564808877691e-06,
+    -2.512236237870209e-07, -2.6314688468895196e-08, -3.835380385964237e-09, -5.589743462196584e-10,
+    -1.8974958123505413e-11, 3.2526035830154884e-11, 1.4125807436613782e-11, 2.0356285441470896e-12,
+    -7.198551776245908e-13, -4.0835511110921974e-13, -2.1015418427726643e-14, 4.272440016711951e-14,
+    1.0420276984128802e-14, -3.8144030724370075e-15, -1.8803547755107825e-15, 3.3082023109209285e-16,
+    2.96262899764595e-16, -3.209525921993424e-17, -4.650305368489358e-17, 4.414348323071704e-18,
+    7.517296310842111e-18,
+)
+
+
+def _chebyshev(t: Array, coefficients: Sequence[float]) -> Array:
+    """Σ c_k T_k(t) by Clenshaw's recurrence."""
+    b1 = b2 = tnp.zeros_like(t)
+    for c in reversed(coefficients[1:]):
+        b1, b2 = 2 * t * b1 - b2 + c, b1
+    return t * b1 - b2 + coefficients[0]
+
+
+def _bessel_scaled(x: Any, small: Sequence[float], large: Sequence[float]) -> tuple[Array, Array, Array]:
+    """(|x| <= 8, the small-x series at |x|, the large-x one over sqrt(|x|)), each side seeing
+    x only where it is taken."""
+    x = tnp._float(x)
+    ax = tnp.abs(x)
+    near = ax <= 8.0
+    low = _chebyshev(tnp.where(near, ax, 0.0) / 4 - 1, small)
+    far = tnp.where(near, 16.0, ax)
+    return near, low, _chebyshev(16 / far - 1, large) / tnp.sqrt(far)
+
+
+def bessel_i0e(x: Any) -> Array:
+    """The exponentially scaled modified Bessel function of order 0, e^-|x| I0(x) (Cephes's
+    Chebyshev series)."""
+    near, low, high = _bessel_scaled(x, _I0E_LO, _I0E_HI)
+    return tnp.where(near, low, high)
+
+
+def bessel_i1e(x: Any) -> Array:
+    """The exponentially scaled modified Bessel function of order 1, e^-|x| I1(x) (odd in x)."""
+    x = tnp._float(x)
+    near, low, high = _bessel_scaled(x, _I1E_LO, _I1E_HI)
+    return tnp.where(near, x * low, tnp.sign(x) * high)
+
+
+# (2j)! / B_2j for j = 1..12: the Euler-Maclaurin tail of the Hurwitz zeta function (Cephes's).
+_ZETA_TAIL = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+              -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+              1.8152105401943546773e17, -7.1661652561756670113e18)
+
+
+def zeta(x: Any, q: Any) -> Array:
+    """The Hurwitz zeta function Σ_k (q + k)^-x, for x > 1 and q > 0 (Cephes's Euler-Maclaurin
+    sum: ten terms, then the tail). As JAX's: inf at x = 1 and at integer q <= 0, NaN for
+    x < 1. Unlike JAX's, NaN also for non-integer q < 0 (JAX sums from there when x is an
+    integer)."""
+    x, q = promote(tnp._float(x), q)
+    x, q = tlib.broadcast_arrays(x, q)
+    ok = (x > 1) & (q > 0)
+    xs, qs = tnp.where(ok, x, 2.0), tnp.where(ok, q, 1.0)  # (a finite sum wherever the answer is not)
+    total = tnp.zeros_like(xs)
+    for k in range(10):
+        total = total + tnp.power(qs + k, -xs)
+    w = qs + 9
+    last = tnp.power(w, -xs)
+    total = total + last * w / (xs - 1) - 0.5 * last
+    term = xs * last / w  # x (x+1) ... (x+2j-2) w^(-x-2j+1), carried so it cannot overflow
+    for j, divisor in enumerate(_ZETA_TAIL):
+        total = total + term / divisor
+        term = term * (xs + 2 * j + 1) * (xs + 2 * j + 2) / (w * w)
+    pole = (x == 1) | ((q <= 0) & (q == tnp.floor(q)))
+    return tnp.where(pole, np.inf, tnp.where(ok, total, np.nan))
+
+
+def polygamma(m: Any, x: Any) -> Array:
+    """The m-th derivative of digamma, for integer m >= 0 (as a float; NaN otherwise):
+    (-1)^(m+1) m! ζ(m + 1, x)."""
+    from tenzr.scipy import special
+
+    m, x = promote(tnp._float(m), x)
+    m, x = tlib.broadcast_arrays(m, x)
+    integer = (m >= 0) & (m == tnp.floor(m))
+    order = tnp.where(integer & (m > 0), m, 1.0)
+    sign = tnp.where(tnp.remainder(order, 2.0) == 0, -1.0, 1.0)
+    higher = sign * tnp.exp(special.gammaln(order + 1)) * zeta(order + 1, x)
+    return tnp.where(~integer, np.nan, tnp.where(m == 0, special.digamma(x), higher))
 
 
 check_arguments(globals(), "tz.lax.")

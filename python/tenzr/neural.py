@@ -192,6 +192,148 @@ def one_hot(labels: Any, num_classes: int, dtype: Any = None) -> Array:
     return (tnp.expand_dims(labels, -1) == classes).astype(dtype)
 
 
+def identity(x: Any) -> Array:
+    """x unchanged."""
+    return asarray(x)
+
+
+tanh = tnp.tanh  # (jax.nn.tanh is jnp.tanh)
+
+
+def sparse_sigmoid(x: Any) -> Array:
+    """0 up to -1, 1 from 1, and (x + 1)/2 between: the derivative of sparse_plus."""
+    return 0.5 * tnp.clip(tnp._float(x) + 1.0, 0.0, 2.0)
+
+
+def log1mexp(x: Any) -> Array:
+    """log(1 - exp(-x)) for x >= 0, accurate at both ends (Mächler's switch at log 2)."""
+    x = tnp._float(x)
+    return tnp.where(x < float(np.log(2.0)), tnp.log(-tnp.expm1(-x)), tnp.log1p(-tnp.exp(-x)))
+
+
+def logmeanexp(x: Any, axis: Any = None, where: Any = None, keepdims: bool = False) -> Array:
+    """log(mean(exp(x))) over `axis` without overflow: logsumexp minus the log of the count
+    (of the entries `where` selects, if given)."""
+    x = tnp._float(x)
+    if where is None:
+        count: Any = float(np.prod([x.shape[a] for a in tnp._axes(axis, x.ndim)]))
+    else:
+        where = tnp.broadcast_to(asarray(where), x.shape)
+        x = tnp.where(where, x, -np.inf)
+        count = tnp.sum(where.astype(x.dtype), axis, keepdims=keepdims)
+    return logsumexp(x, axis, keepdims=keepdims) - tnp.log(count)
+
+
+def dot_product_attention(query: Any, key: Any, value: Any, bias: Any = None, mask: Any = None, *,
+                          scale: float | None = None, is_causal: bool = False, query_seq_lengths: Any = None,
+                          key_value_seq_lengths: Any = None, local_window_size: int | tuple[int, int] | None = None,
+                          implementation: str | None = None, return_residual: bool = False) -> Any:
+    """JAX's scaled dot-product attention (its "xla" implementation):
+    softmax(scale · Q Kᵀ + bias, masked) V per head.
+
+    query is [B, T, N, H] (or [T, N, H]), key and value [B, S, K, H] (or [S, K, H]) with N a
+    multiple of K (grouped-query heads: query head n uses key head n // (N / K)). bias and
+    mask (boolean, True attends) broadcast to [B, N, T, S]; `scale` defaults to 1/sqrt(H).
+    is_causal, query_seq_lengths / key_value_seq_lengths ([B] integers: the valid prefix of
+    each sequence) and local_window_size ((left, right) or one int for both) mask more.
+    Masked logits become -0.7 · float32's max (a fully masked row averages all values), the
+    softmax runs in float32 as JAX's, and query rows past their length give zeros. With
+    return_residual, also the logsumexp of the masked logits, [B, T, N] (or [T, N])."""
+    if implementation == "cudnn":
+        raise TenzrError("dot_product_attention: implementation='cudnn' (cuDNN's fused kernel) is not available "
+                         "in tenzr; leave implementation None or 'xla'", user_location())
+    if implementation not in (None, "xla"):
+        raise TenzrError(f"dot_product_attention: unknown implementation {implementation!r} (None, 'xla' or "
+                         "'cudnn')", user_location())
+    query, key, value = asarray(query), asarray(key), asarray(value)
+    out_shape = query.shape
+    q, k, v = (_attention_4d(t, name) for t, name in ((query, "query"), (key, "key"), (value, "value")))
+    b, s, kv_heads, h = k.shape
+    _, t, n, _ = q.shape
+    if v.shape != k.shape or v.dtype != k.dtype:
+        raise TenzrError(f"dot_product_attention: value must have key's shape {key.shape} and dtype {key.dtype}, "
+                         f"got {value.shape} {value.dtype}", user_location())
+    if q.shape[0] != b or q.shape[3] != h or q.dtype != k.dtype:
+        raise TenzrError(f"dot_product_attention: query {query.shape} {query.dtype} does not fit key {key.shape} "
+                         f"{key.dtype} (the same batch, head size and dtype)", user_location())
+    if not q.is_float:
+        raise TenzrError(f"dot_product_attention: query, key and value must be floating, got {q.dtype}",
+                         user_location())
+    if n % kv_heads:
+        raise TenzrError(f"dot_product_attention: the number of query heads ({n}) must be a multiple of the key/value "
+                         f"heads ({kv_heads})", user_location())
+    groups = n // kv_heads
+    logits_dtype = np.promote_types(np.dtype(q.dtype), np.float32)
+    logits = tnp.einsum("btkgh,bskh->bkgts", tnp.reshape(q, (b, t, kv_heads, groups, h)), k,
+                        preferred_element_type=logits_dtype)
+    logits = tnp.reshape(logits, (b, n, t, s)) * tnp.asarray(1.0 / np.sqrt(h) if scale is None else scale,
+                                                             logits_dtype)
+    if bias is not None:
+        logits = (logits + _attention_4d(bias, "bias", (b, n, t, s))).astype(logits_dtype)
+    keep = _attention_mask(mask, is_causal, query_seq_lengths, key_value_seq_lengths, local_window_size, b, n, t, s)
+    if keep is not None:
+        negative = -0.7 * min(float(np.finfo(logits_dtype).max), float(np.finfo(np.float32).max))
+        logits = tnp.where(keep, logits, tnp.asarray(negative, logits_dtype))
+    logits = logits.astype(np.float32)
+    probs = softmax(logits, axis=-1).astype(k.dtype)
+    encoded = tnp.einsum("bkgts,bskh->btkgh", tnp.reshape(probs, (b, kv_heads, groups, t, s)), v)
+    encoded = tnp.reshape(encoded, (b, t, n, h))
+    if query_seq_lengths is not None:
+        valid = tnp.arange(t)[None, :] < asarray(query_seq_lengths)[:, None]
+        encoded = encoded * valid[:, :, None, None].astype(encoded.dtype)
+    encoded = tnp.reshape(encoded, out_shape)
+    if not return_residual:
+        return encoded
+    residual = stop_gradient(tnp.transpose(logsumexp(logits, axis=-1).astype(k.dtype), (0, 2, 1)))
+    return encoded, tnp.reshape(residual, out_shape[:-1])
+
+
+def _attention_4d(x: Any, name: str, broadcast_to: tuple[int, ...] | None = None) -> Array:
+    """An attention operand with leading 1s up to rank 4 (as JAX's), checked to broadcast to
+    `broadcast_to` when given."""
+    x = asarray(x)
+    if x.ndim > 4 or (broadcast_to is None and x.ndim < 3):
+        raise TenzrError(f"dot_product_attention: {name} must be {'3-d or ' if broadcast_to is None else ''}4-d, got "
+                         f"shape {x.shape}", user_location())
+    x = tnp.reshape(x, (1,) * (4 - x.ndim) + x.shape)
+    if broadcast_to is not None:
+        if any(d not in (1, want) for d, want in zip(x.shape, broadcast_to, strict=True)):
+            raise TenzrError(f"dot_product_attention: {name} of shape {x.shape} does not broadcast to [B, N, T, S] "
+                             f"= {broadcast_to}", user_location())
+    return x
+
+
+def _attention_mask(mask: Any, is_causal: bool, q_lengths: Any, kv_lengths: Any, window: Any, b: int, n: int,
+                    t: int, s: int) -> Array | None:
+    """Where the [B, N, T, S] logits take part (None: everywhere), as JAX's _apply_masks."""
+    keep = None if mask is None else _attention_4d(mask, "mask", (b, n, t, s))
+    if keep is not None and keep.dtype != "bool":
+        raise TenzrError(f"dot_product_attention: mask must be boolean (True attends; pass an additive mask as bias), "
+                         f"got {keep.dtype}", user_location())
+    query_pos, key_pos = tnp.arange(t)[:, None], tnp.arange(s)[None, :]
+    parts = [keep] if keep is not None else []
+    if is_causal:
+        parts.append(query_pos >= key_pos)
+    if window is not None:
+        left, right = (window, window) if isinstance(window, (int, np.integer)) else window
+        parts.append((query_pos <= key_pos + int(left)) & (query_pos >= key_pos - int(right)))
+    for lengths, positions, name in ((q_lengths, query_pos, "query_seq_lengths"),
+                                     (kv_lengths, key_pos, "key_value_seq_lengths")):
+        if lengths is None:
+            continue
+        lengths = asarray(lengths)
+        if lengths.shape != (b,) or not np.issubdtype(lengths.dtype, np.integer):
+            raise TenzrError(f"dot_product_attention: {name} must be integers of shape ({b},), got {lengths.shape} "
+                             f"{lengths.dtype}", user_location())
+        parts.append(positions[None, None] < lengths[:, None, None, None])
+    if not parts:
+        return None
+    out = parts[0]
+    for part in parts[1:]:
+        out = out & part
+    return out
+
+
 def stop_gradient(x: Any) -> Any:
     """Identity forward; no gradient flows through. `x` may be a pytree of arrays (as JAX's:
     `stop_gradient(params)`)."""

@@ -7,8 +7,10 @@ products (`tensordot`, `kron`, `inner`, `cross`), `select`, `nan_to_num`, `std`,
 from __future__ import annotations
 
 import builtins
+import functools
 import itertools
 import math
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -17,6 +19,7 @@ import numpy as np
 from tenzr.control import scan
 from tenzr.core import (
     Array,
+    OnDevice,
     ShapeDtype,
     api_boundary,
     asarray,
@@ -36,6 +39,7 @@ from tenzr.flags import default_float, default_int, requested_dtype
 from tenzr.numpy_api import (
     _axes,
     _float,
+    _index_array,
     _no_out,
     _preferred,
     abs,  # noqa: A004 (NumPy's names, as in numpy_api)
@@ -61,7 +65,9 @@ from tenzr.numpy_api import (
     matmul,
     mean,
     moveaxis,
+    ones,
     outer,
+    pad,
     power,
     prod,
     remainder,
@@ -1232,6 +1238,469 @@ _unique_call = checked(_unique_sized, "tz.unique")
 _nonzero_call = checked(_nonzero_sized, "tz.nonzero")
 
 
+# --------------------------------------------------------------------------- insertion, deletion and placement
+
+
+def _tile_to_size(x: Array, size: int) -> Array:
+    """A 1-D array repeated, then cut, to `size` entries (JAX's rule for too few values)."""
+    if x.shape[0] < size:
+        x = tile(x, -(-size // x.shape[0]))
+    return x[:size] if x.shape[0] > size else x
+
+
+def _not_in_place(what: str, inplace: bool) -> None:
+    if inplace:
+        raise TenzrError(f"{what}: tenzr arrays are immutable and cannot be changed in place; pass inplace=False for "
+                         "the updated array (as JAX requires)", user_location())
+
+
+def _along(axis: int, index: Any) -> tuple:
+    return (builtins.slice(None),) * axis + (index,)
+
+
+def insert(arr: ArrayLike, obj: Any, values: ArrayLike, axis: int | None = None) -> Array:
+    """`values` inserted before the indices `obj` (an int, a slice, or 1-D ints, traced ones
+    too) along `axis` (the flattened array when None), in arr's dtype, as JAX's: one index
+    takes all of values (moved to `axis` when obj is a scalar); several take one entry each
+    (values broadcast to them), those at equal indices in order."""
+    a = asarray(arr)
+    if axis is None:
+        a, axis = ravel(a), 0
+    (axis,) = _axes(axis, a.ndim)
+    n_input = a.shape[axis]
+    if isinstance(obj, builtins.slice):
+        obj = np.arange(*obj.indices(n_input))
+    indices = obj if isinstance(obj, Array) else np.asarray(obj)
+    if indices.ndim > 1:
+        raise TenzrError(f"insert: obj must be a slice, a 1-D array or a scalar, got shape {list(indices.shape)}",
+                         user_location())
+    if np.dtype(indices.dtype).kind not in "iu":
+        if indices.size or isinstance(obj, Array):
+            raise TenzrError(f"insert: the indices must be integers, got {indices.dtype}", user_location())
+        indices = np.zeros(0, np.int32)
+    given = asarray(values).astype(a.dtype)
+    values_ = reshape(given, (1,) * (a.ndim - given.ndim) + given.shape)
+    if indices.ndim == 0:
+        values_ = moveaxis(values_, 0, axis)
+    n_insert = values_.shape[axis] if indices.size == 1 else indices.shape[0]
+    if values_.shape[axis] not in (1, n_insert):
+        raise TenzrError(f"insert: {n_insert} indices for {values_.shape[axis]} values along axis {axis}",
+                         user_location())
+    target = (*a.shape[:axis], n_insert, *a.shape[axis + 1:])
+    try:
+        np.broadcast_shapes(values_.shape, target)
+    except ValueError:
+        raise TenzrError(f"insert: values of shape {list(given.shape)} do not fit {list(target)}",
+                         user_location()) from None
+    joined = concatenate([a, broadcast_to(values_, target)], axis=axis)
+    return take(joined, _insert_sources(indices, n_insert, n_input), axis=axis, mode="promise_in_bounds")
+
+
+def _insert_sources(indices: Any, n_insert: int, n_input: int) -> Array:
+    """Where each entry of insert's result comes from among arr's entries followed by the
+    values': each value goes to its index (clipped to the axis, negative ones from the end)
+    plus the number of values sorted before it (stably), arr's entries to the places left.
+    NumPy computes them for indices known while tracing."""
+    if isinstance(indices, Array):
+        indices = broadcast_to(clip(where(indices < 0, indices + n_input, indices), 0, n_input), (n_insert,))
+        values_at = indices.at[argsort(indices)].add(arange(n_insert, dtype=indices.dtype))
+        arr_at = _first_true(full((n_input + n_insert,), True).at[values_at].set(False), n_input)
+        return argsort(concatenate([arr_at.astype(values_at.dtype), values_at]))
+    indices = np.broadcast_to(np.clip(np.where(indices < 0, indices + n_input, indices), 0, n_input), (n_insert,))
+    values_at = indices + np.argsort(np.argsort(indices, kind="stable"), kind="stable")
+    free = np.ones(n_input + n_insert, bool)
+    free[values_at] = False
+    return _indices_array(np.argsort(np.concatenate([np.flatnonzero(free), values_at])))
+
+
+def delete(arr: ArrayLike, obj: Any, axis: int | None = None, *, assume_unique_indices: bool = False) -> Array:
+    """arr without the entries `obj` picks along `axis` (the flattened array when None), as
+    JAX's: obj is an int, a slice, a boolean mask of the axis, or ints known while tracing;
+    traced ints need assume_unique_indices=True (then negative ones count from the end and
+    the others clip to the axis)."""
+    a = asarray(arr)
+    if axis is None:
+        a, axis = ravel(a), 0
+    (axis,) = _axes(axis, a.ndim)
+    n = a.shape[axis]
+    if not isinstance(obj, Array):
+        try:
+            position = operator.index(obj)
+        except TypeError:
+            pass
+        else:
+            if not -n <= position < n:
+                raise TenzrError(f"delete: index {position} is out of bounds for an axis of {n}", user_location())
+            position %= n
+            return concatenate([_slice(a, axis, 0, position), _slice(a, axis, position + 1, n)], axis=axis)
+    if isinstance(obj, builtins.slice):
+        return take(a, np.delete(np.arange(n), obj), axis=axis)
+    if isinstance(obj, Array) and not assume_unique_indices:
+        raise TenzrError("delete: a traced obj needs assume_unique_indices=True (the result's size must be known "
+                         "while tracing, as in JAX)", user_location())
+    if assume_unique_indices:
+        return _delete_unique(a, asarray(obj), axis)
+    picked = np.asarray(obj)
+    keep = np.ones(n, bool)
+    if picked.dtype == np.bool_:
+        if picked.shape != (n,):
+            raise TenzrError(f"delete: a boolean obj must be 1-D with the axis's length {n}, got shape "
+                             f"{list(picked.shape)}", user_location())
+        keep = ~picked
+    elif picked.dtype.kind in "iu":
+        if picked.size and not ((picked >= -n) & (picked < n)).all():
+            raise TenzrError(f"delete: indices {picked.tolist()} are out of bounds for an axis of {n}",
+                             user_location())
+        keep[picked] = False
+    else:
+        raise TenzrError(f"delete: obj must be integers or booleans, got {picked.dtype}", user_location())
+    return take(a, np.flatnonzero(keep), axis=axis)
+
+
+def _delete_unique(a: Array, obj: Array, axis: int) -> Array:
+    """JAX's delete of unique (possibly traced) integer indices: each kept entry's position,
+    found by counting the deleted ones at or before it."""
+    if np.dtype(obj.dtype).kind not in "iu":
+        raise TenzrError(f"delete: with assume_unique_indices=True obj must be integers, got {obj.dtype}",
+                         user_location())
+    n = a.shape[axis]
+    gone = ravel(obj)
+    if gone.size > n:
+        raise TenzrError(f"delete: {gone.size} indices to delete from an axis of {n}", user_location())
+    gone = sort(clip(where(gone < 0, gone + n, gone), 0, n))
+    gone = gone - arange(gone.size, dtype=gone.dtype)
+    kept = arange(n - gone.size, dtype=gone.dtype)
+    kept = kept + sum(kept[None, :] >= gone[:, None], axis=0, dtype=kept.dtype)
+    return take(a, kept, axis=axis, mode="promise_in_bounds")
+
+
+def _compressed(condition: ArrayLike, a: ArrayLike, axis: int | None, fill_value: ArrayLike, size: int) -> Array:
+    """compress's body, for `size` results."""
+    keep = asarray(condition).astype(bool)
+    if keep.ndim != 1:
+        raise TenzrError(f"compress: the condition must be 1-D, got shape {list(keep.shape)}", user_location())
+    x = ravel(a) if axis is None else moveaxis(a, axis, 0)
+    keep, x = keep[:x.shape[0]], x[:keep.shape[0]]
+    if not 0 <= size <= x.shape[0]:
+        raise TenzrError(f"compress: size must be in [0, {x.shape[0]}] (the length of the axis the condition "
+                         f"covers), got {size}", user_location())
+    x = where(reshape(keep, (-1,) + (1,) * (x.ndim - 1)), x, asarray(fill_value).astype(x.dtype))
+    order = argsort(keep.astype(np.int32), stable=True, descending=True)
+    out = take(x, order[:size], axis=0, mode="promise_in_bounds")
+    return out if axis is None else moveaxis(out, 0, axis)
+
+
+def place(arr: ArrayLike, mask: ArrayLike, vals: ArrayLike, *, inplace: bool = True) -> Array:
+    """JAX's (inplace=False is required): arr with the entries where mask (of arr's size) is
+    true set to vals in order, vals repeated when too few."""
+    _not_in_place("place", inplace)
+    data, picked, values = asarray(arr), asarray(mask), ravel(vals)
+    if data.size != picked.size:
+        raise TenzrError(f"place: arr and mask must have one size, got {data.size} and {picked.size}",
+                         user_location())
+    if values.size == 0:
+        raise TenzrError("place: cannot place values from an empty array", user_location())
+    if data.size == 0:
+        return data
+    found = _first_true(picked.astype(bool), picked.size)
+    return reshape(ravel(data).at[found].set(_tile_to_size(values, picked.size), mode="drop"), data.shape)
+
+
+def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str | None = None, *, inplace: bool = True) -> Array:
+    """JAX's (inplace=False is required): a with v written at the flat indices `ind`, v
+    repeated when too few. Out-of-range indices, as JAX reads them: by default negative
+    ones from -size count from the end and the rest clamp (`unravel_index`); "clip" clamps
+    all to [0, size); "wrap" takes them modulo the size."""
+    _not_in_place("put", inplace)
+    x, indices, values = asarray(a), ravel(ind), ravel(v)
+    if mode not in (None, "clip", "wrap"):
+        raise TenzrError(f"put: mode must be None, 'clip' or 'wrap', got {mode!r}", user_location())
+    if not x.size or not indices.size or not values.size:
+        return x
+    values = _tile_to_size(values, indices.size)
+    if mode == "clip":
+        indices = clip(indices, 0, x.size - 1)
+    elif mode == "wrap":
+        indices = remainder(indices, x.size)
+    return x.at[unravel_index(indices, x.shape)].set(values)
+
+
+def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: int | None,
+                   inplace: bool = True, *, mode: str | None = None) -> Array:
+    """JAX's (inplace=False is required): arr with `values` (broadcast to indices) written
+    where take_along_axis would read; `mode` as in `x.at[...].set`."""
+    _not_in_place("put_along_axis", inplace)
+    x, idx = asarray(arr), _index_array(indices)
+    flat = axis is None
+    if flat:
+        x, axis = ravel(x), 0
+    if x.ndim != idx.ndim:
+        raise TenzrError(f"put_along_axis: arr and indices must have one rank, got {x.ndim} and {idx.ndim}",
+                         user_location())
+    (axis,) = _axes(axis, x.ndim)
+    updates = asarray(values)
+    try:
+        np.broadcast_shapes(updates.shape, idx.shape)
+    except ValueError:
+        raise TenzrError(f"put_along_axis: values of shape {list(updates.shape)} do not broadcast to the indices' "
+                         f"{list(idx.shape)}", user_location()) from None
+    grid: list[Any] = list(np.indices(x.shape, sparse=True))
+    grid[axis] = idx
+    out = x.at[tuple(grid)].set(broadcast_to(updates, idx.shape), mode=mode)
+    return reshape(out, shape(arr)) if flat else out
+
+
+def fill_diagonal(a: ArrayLike, val: ArrayLike, wrap: bool = False, *, inplace: bool = True) -> Array:
+    """JAX's (inplace=False is required; wrap is not supported): a with its main diagonal
+    (all indices equal) set to val, a scalar or values taken in order and repeated."""
+    _not_in_place("fill_diagonal", inplace)
+    if wrap:
+        raise TenzrError("fill_diagonal: wrap=True is not supported (as in JAX)", user_location())
+    x, value = asarray(a), asarray(val)
+    if x.ndim < 2:
+        raise TenzrError(f"fill_diagonal: the array must have at least 2 dimensions, got {x.ndim}", user_location())
+    if x.ndim > 2 and len(set(x.shape)) != 1:
+        raise TenzrError(f"fill_diagonal: all dimensions must be equal, got {list(x.shape)}", user_location())
+    n = builtins.min(x.shape)
+    return x.at[np.diag_indices(n, x.ndim)].set(value if value.ndim == 0 else _tile_to_size(ravel(value), n))
+
+
+# --------------------------------------------------------------------------- bits
+
+
+def _bit_order(what: str, bitorder: str) -> np.ndarray:
+    """The bit each of a byte's 8 places stands for, first to last."""
+    if bitorder not in ("big", "little"):
+        raise TenzrError(f"{what}: bitorder must be 'big' or 'little', got {bitorder!r}", user_location())
+    bits = np.left_shift(np.uint8(1), np.arange(8, dtype=np.uint8))
+    return bits[::-1] if bitorder == "big" else bits
+
+
+def packbits(a: ArrayLike, axis: int | None = None, bitorder: str = "big") -> Array:
+    """Whether each element is nonzero, 8 to a uint8, along `axis` (the flattened array
+    when None; a last byte short of 8 is padded with zeros); the first one in the top bit
+    with bitorder "big", in the bottom one with "little"."""
+    x = asarray(a)
+    if np.dtype(x.dtype).kind not in "biu":
+        raise TenzrError(f"packbits: takes integers or booleans, got {x.dtype}", user_location())
+    bits = _bit_order("packbits", bitorder)
+    x = (x != 0).astype(np.uint8)
+    if axis is None:
+        x, axis = ravel(x), 0
+    x = swapaxes(x, axis, -1)
+    if x.shape[-1] % 8:
+        x = pad(x, [(0, 0)] * (x.ndim - 1) + [(0, 8 - x.shape[-1] % 8)])
+    x = reshape(x, (*x.shape[:-1], x.shape[-1] // 8, 8))
+    return swapaxes(sum(x * bits, axis=-1, dtype=np.uint8), axis, -1)
+
+
+def unpackbits(a: ArrayLike, axis: int | None = None, count: int | None = None, bitorder: str = "big") -> Array:
+    """The bits of uint8 elements as uint8 0s and 1s, 8 per element along `axis` (the
+    flattened array when None), in `bitorder` as in packbits; `count` keeps that many of
+    them (padding with zeros past the end; negative: drops that many)."""
+    x = asarray(a)
+    if x.dtype != np.uint8:
+        raise TenzrError(f"unpackbits: takes uint8, got {x.dtype}", user_location())
+    bits = _bit_order("unpackbits", bitorder)
+    if axis is None:
+        x, axis = ravel(x), 0
+    x = swapaxes(x, axis, -1)
+    unpacked = ((x[..., None] & bits) > 0).astype(np.uint8)
+    unpacked = reshape(unpacked, (*unpacked.shape[:-2], -1))
+    if count is not None:
+        if count > unpacked.shape[-1]:
+            unpacked = pad(unpacked, [(0, 0)] * (unpacked.ndim - 1) + [(0, count - unpacked.shape[-1])])
+        else:
+            unpacked = unpacked[..., :count]
+    return swapaxes(unpacked, axis, -1)
+
+
+# --------------------------------------------------------------------------- index tricks
+
+
+def _grid_arrays(key: Any, name: str, sparse: bool) -> Any:
+    """mgrid's and ogrid's arrays of slices (start:stop:step an arange, a complex step a
+    linspace of that many), in one dtype: the default float if any is a float, else the
+    default int."""
+    items = key if isinstance(key, tuple) else (key,)
+    if not builtins.all(isinstance(item, builtins.slice) for item in items):
+        raise TenzrError(f"tz.{name}: index it with slices, as {name}[0:3, 0:1:5j]", user_location())
+    axes = [_slice_values(item, name) for item in items]
+    if not isinstance(key, tuple):
+        return asarray(axes[0])
+    kind = default_float() if builtins.any(v.dtype.kind == "f" for v in axes) else default_int()
+    grids = np.meshgrid(*(v.astype(kind) for v in axes), indexing="ij", sparse=sparse)
+    if sparse:
+        return [asarray(g) for g in grids]
+    return asarray(np.stack(grids) if grids else np.arange(0, dtype=default_int()))
+
+
+_grid = checked(_grid_arrays, "tz.mgrid/ogrid")
+
+
+class _Grid:
+    """NumPy's and JAX's `mgrid` and `ogrid`: `tz.mgrid[0:2, 0:3]` is the index grid of
+    those aranges stacked ([2, 2, 3]); `tz.ogrid[...]` its broadcastable axes (a list); a
+    complex step `0:1:5j` is a linspace of 5."""
+
+    def __init__(self, name: str, sparse: bool):
+        self.name, self.sparse = name, sparse
+
+    def __getitem__(self, key: Any) -> Any:
+        return _grid(key, self.name, self.sparse)
+
+
+mgrid = _Grid("mgrid", sparse=False)
+ogrid = _Grid("ogrid", sparse=True)
+s_ = np.s_
+index_exp = np.index_exp
+
+
+def ix_(*args: ArrayLike) -> tuple[Array, ...]:
+    """Index arrays from 1-D integer sequences, each along its own axis, that together
+    index their cross product (`x[tz.ix_(rows, columns)]`); booleans are not supported, as
+    in JAX."""
+    out = []
+    for k, arg in enumerate(args):
+        a = asarray(arg)
+        if a.ndim != 1:
+            raise TenzrError(f"ix_: the arguments must be 1-D, got shape {list(a.shape)}", user_location())
+        if a.dtype == np.bool_:
+            raise TenzrError("ix_: boolean arguments are not supported (as in JAX); pass integer indices",
+                             user_location())
+        view = [1] * len(args)
+        view[k] = a.shape[0]
+        out.append(reshape(a, view) if a.size else zeros(view, default_int()))
+    return tuple(out)
+
+
+def _ravel_multi_index(multi_index: Sequence[ArrayLike], dims: Sequence[int], mode: str, order: str,
+                       dtype: Any) -> Array:
+    """ravel_multi_index's body (its indices are checked for mode "raise" before)."""
+    if order not in ("C", "F"):
+        raise TenzrError(f"ravel_multi_index: order must be 'C' or 'F', got {order!r}", user_location())
+    dims = _shape_of(dims)
+    if len(multi_index) != len(dims):
+        raise TenzrError(f"ravel_multi_index: {len(multi_index)} index arrays for {len(dims)} dims", user_location())
+    indices = [asarray(i) for i in multi_index]
+    for i in indices:
+        if np.dtype(i.dtype).kind not in "iu":
+            raise TenzrError(f"ravel_multi_index: the indices must be integers, got {i.dtype}", user_location())
+    kind = result_type(int, *indices) if dtype is None else np.dtype(requested_dtype(dtype))
+    if kind.kind not in "iu":
+        raise TenzrError(f"ravel_multi_index: dtype must be an integer type, got {kind}", user_location())
+    if math.prod(dims) - 1 > np.iinfo(kind).max:
+        raise TenzrError(f"ravel_multi_index: {kind} cannot hold the flat indices of dims {list(dims)}; pass a "
+                         "wider dtype=", user_location())
+    if mode == "clip":
+        indices = [clip(i, 0, d - 1) for i, d in zip(indices, dims, strict=True)]
+    elif mode == "wrap":
+        indices = [remainder(i, d) for i, d in zip(indices, dims, strict=True)]
+    sizes = dims if order == "F" else dims[::-1]
+    strides = np.cumprod((1, *sizes[:-1])) if sizes else np.zeros(0, np.int64)
+    strides = strides if order == "F" else strides[::-1]
+    out = zeros((), kind)
+    for i, stride in zip(indices, strides, strict=True):
+        out = out + i.astype(kind) * int(stride)
+    return out
+
+
+_ravel_multi_index_call = checked(_ravel_multi_index, "tz.ravel_multi_index")
+
+
+def diag_indices_from(arr: ArrayLike) -> tuple[Array, ...]:
+    """`diag_indices` of a square (all dims equal) array of at least 2 dims."""
+    dims = shape(arr)
+    if len(dims) < 2:
+        raise TenzrError(f"diag_indices_from: the array must have at least 2 dimensions, got {len(dims)}",
+                         user_location())
+    if len(set(dims)) != 1:
+        raise TenzrError(f"diag_indices_from: all dimensions must be equal, got {list(dims)}", user_location())
+    return diag_indices(dims[0], len(dims))
+
+
+# --------------------------------------------------------------------------- predicates and small helpers
+
+
+def _shape_of(dims: Any) -> tuple[int, ...]:
+    """A shape given as an int or a sequence of them."""
+    return (operator.index(dims),) if np.ndim(dims) == 0 else tuple(operator.index(d) for d in dims)
+
+
+def array_equiv(a1: ArrayLike, a2: ArrayLike) -> Array:
+    """Whether the arrays broadcast together and are equal elementwise (False when they do
+    not broadcast)."""
+    x, y = asarray(a1), asarray(a2)
+    try:
+        np.broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        return asarray(False)
+    return all(x == y)
+
+
+def fromfunction(function: Callable[..., Any], shape: Any, *, dtype: Any = float, **kwargs: Any) -> Array:
+    """`function` vmapped over the index grid of `shape` (as JAX's: it is called on
+    scalar indices of `dtype`, the default float unless given; `kwargs` go to it as they
+    are)."""
+    from tenzr.batching import vmap  # (batching builds on this module)
+
+    dims = _shape_of(shape)
+    fn = functools.partial(function, **kwargs) if kwargs else function
+    for k in range(len(dims)):
+        fn = vmap(fn, in_axes=tuple(0 if k == j else None for j in range(len(dims)))[::-1])
+    return asarray(fn(*(arange(d, dtype=dtype) for d in dims)))
+
+
+def _block_of(xs: Any) -> tuple[Array, int]:
+    """The array a block list nests, and how deep its lists are."""
+    if isinstance(xs, tuple):
+        raise TenzrError("block: takes nested lists, not tuples", user_location())
+    if not isinstance(xs, list):
+        return asarray(xs), 1
+    if not xs:
+        raise TenzrError("block: lists must not be empty", user_location())
+    parts, depths = zip(*(_block_of(x) for x in xs), strict=True)
+    if len(set(depths)) != 1:
+        raise TenzrError(f"block: lists are nested to different depths ({sorted(set(depths))})", user_location())
+    rank = builtins.max(depths[0], *(p.ndim for p in parts))
+    parts = tuple(reshape(p, (1,) * (rank - p.ndim) + p.shape) for p in parts)
+    return concatenate(list(promote(*parts)), axis=-depths[0]), depths[0] + 1
+
+
+def block(arrays: Any) -> Array:
+    """An array assembled from nested lists of blocks: the innermost lists join along the
+    last axis, the next ones along the one before, and so on."""
+    return _block_of(arrays)[0]
+
+
+def resize(a: ArrayLike, new_shape: Any) -> Array:
+    """The flattened elements, repeated as needed, in an array of `new_shape` (zeros if a
+    is empty)."""
+    dims = _shape_of(new_shape)
+    if builtins.any(d < 0 for d in dims):
+        raise TenzrError(f"resize: the new shape must not be negative, got {list(dims)}", user_location())
+    x = ravel(a)
+    total = math.prod(dims)
+    if x.size == 0 or total == 0:
+        return zeros(dims, x.dtype)
+    return reshape(tile(x, -(-total // x.size))[:total], dims)
+
+
+def apply_over_axes(func: Callable[[Array, int], Any], a: ArrayLike, axes: Any) -> Array:
+    """`func(a, axis)` for each axis in turn, each result given its axis back when func
+    drops it (as a reduction with keepdims)."""
+    x = asarray(a)
+    for axis in [int(axes)] if isinstance(axes, (int, np.integer)) else [int(a) for a in axes]:
+        y = asarray(func(x, axis))
+        if y.ndim == x.ndim - 1:
+            y = expand_dims(y, axis)
+        elif y.ndim != x.ndim:
+            raise TenzrError(f"apply_over_axes: func must keep the rank {x.ndim} or drop one axis, got a result of "
+                             f"rank {y.ndim}", user_location())
+        x = y
+    return x
+
+
 check_arguments(globals(), "tz.")
 
 
@@ -1301,3 +1770,141 @@ for _name, _method in _METHODS.items():
     setattr(Array, _name, api_boundary(checked(_method, f"Array.{_name}")))
 Array.real = property(api_boundary(checked(real, "Array.real")))  # type: ignore[attr-defined]
 Array.imag = property(api_boundary(checked(imag, "Array.imag")))  # type: ignore[attr-defined]
+
+
+_compressed_call = checked(_compressed, "tz.compress")
+
+
+# compress, extract, ravel_multi_index and mask_indices, left unwrapped: they look at
+# values known while tracing (a condition's count, indices to check), then call their
+# checked bodies.
+@api_boundary
+def compress(condition: ArrayLike, a: ArrayLike, axis: int | None = None, *, size: int | None = None,
+             fill_value: ArrayLike = 0, out: None = None) -> Array:
+    """The slices of a along `axis` (of the flattened array when None) where the 1-D
+    condition is true, as JAX's: with a traced condition `size` must be given (the first
+    `size` of them, then `fill_value`s); a condition known while tracing may leave it out.
+    A condition longer than the axis may be true only along it."""
+    _no_out("compress", out)
+    if size is None:
+        if isinstance(condition, Array):
+            _sized("compress", size)  # (raises: a traced condition needs size=, as in JAX under jit)
+        keep = np.asarray(condition).astype(bool)
+        length = np.size(a) if axis is None else np.shape(a)[_axes(axis, np.ndim(a))[0]]
+        if keep.ndim == 1:
+            if keep[length:].any():
+                raise TenzrError(f"compress: the condition is true past the end of the axis ({length})",
+                                 user_location())
+            size = int(np.count_nonzero(keep[:length]))
+    return _compressed_call(condition, a, axis, fill_value, size or 0)
+
+
+@api_boundary
+def extract(condition: ArrayLike, arr: ArrayLike, *, size: int | None = None, fill_value: ArrayLike = 0) -> Array:
+    """The elements of arr where condition (of arr's size) is true, flattened: `compress`
+    of both flattened."""
+    flat = ravel(condition) if isinstance(condition, Array) else np.ravel(condition)
+    return compress(flat, arr, size=size, fill_value=fill_value)
+
+
+@api_boundary
+def ravel_multi_index(multi_index: Sequence[ArrayLike], dims: Sequence[int], mode: str = "raise", order: str = "C",
+                      *, dtype: Any = None) -> Array:
+    """The flat indices in an array of shape `dims` of the coordinates `multi_index` (one
+    integer array per dim), in C or Fortran `order`. Out-of-range coordinates: an error
+    with mode "raise" (which needs them known while tracing, as JAX's), clamped with
+    "clip", taken modulo the dim with "wrap", left as they are with "ignore"."""
+    if mode not in ("raise", "clip", "wrap", "ignore"):
+        raise TenzrError(f"ravel_multi_index: mode must be 'raise', 'clip', 'wrap' or 'ignore', got {mode!r}",
+                         user_location())
+    if mode == "raise":
+        if builtins.any(isinstance(i, Array) for i in multi_index):
+            raise TenzrError("ravel_multi_index: mode='raise' needs indices known while tracing (as in JAX); use "
+                             "mode='clip' or mode='wrap'", user_location())
+        for i, d in zip(multi_index, np.atleast_1d(dims), strict=False):
+            known = np.asarray(i)
+            if known.dtype.kind in "iu" and ((known < 0) | (known >= d)).any():
+                raise TenzrError(f"ravel_multi_index: an index is out of range for a dim of {d}", user_location())
+    return _ravel_multi_index_call(multi_index, dims, mode, order, dtype)
+
+
+@api_boundary
+def mask_indices(n: int, mask_func: Callable[[Any, int], Any], k: int = 0, *,
+                 size: int | None = None) -> tuple[Array, Array]:
+    """The (rows, columns) where mask_func(ones((n, n)), k) is nonzero (`tz.triu` gives the
+    upper triangle's); under jit `size` must be given, as for `nonzero`."""
+    square = np.ones((n, n), default_float()) if current_trace() is None else ones((n, n))
+    rows, columns = nonzero(mask_func(square, k), size=size)
+    return rows, columns
+
+
+# Predicates and printing, left unwrapped: they read types, shapes and values at once.
+def isscalar(element: Any) -> bool:
+    """Whether element is a scalar: NumPy's scalars, or an array of rank 0 (as JAX's)."""
+    if np.isscalar(element):
+        return True
+    return isinstance(element, (np.ndarray, Array, OnDevice)) and len(element.shape) == 0
+
+
+def iterable(y: Any) -> bool:
+    """Whether y can be iterated over (an array of rank 0 cannot)."""
+    if isinstance(y, (Array, OnDevice)):
+        return len(y.shape) > 0
+    return np.iterable(y)
+
+
+def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
+    """NumPy's `can_cast` (JAX's is NumPy's), of dtypes, NumPy arrays or the dtype of a
+    traced array."""
+    if isinstance(from_, (Array, OnDevice)):
+        from_ = np.dtype(from_.dtype)
+    try:
+        return bool(np.can_cast(from_, to, casting=casting))  # type: ignore[arg-type]
+    except (TypeError, ValueError) as e:
+        raise TenzrError(f"can_cast: {e}", user_location()) from None
+
+
+_DTYPE_KINDS = {"bool": "b", "signed integer": "i", "unsigned integer": "u", "integral": "iu",
+                "real floating": "f", "complex floating": "c", "numeric": "iufc"}
+
+
+def isdtype(dtype: Any, kind: Any) -> bool:
+    """JAX's (the Array API's): whether dtype is `kind`, a dtype, one of "bool", "signed
+    integer", "unsigned integer", "integral", "real floating" (bfloat16 too), "complex
+    floating" and "numeric", or a tuple of them."""
+    try:
+        given = np.dtype(dtype)
+    except TypeError:
+        raise TenzrError(f"isdtype: {dtype!r} is not a dtype", user_location()) from None
+    letter = "f" if given.name == "bfloat16" or given.name.startswith("float8") else given.kind
+    for option in kind if isinstance(kind, tuple) else (kind,):
+        if isinstance(option, str) and option in _DTYPE_KINDS:
+            if letter in _DTYPE_KINDS[option]:
+                return True
+            continue
+        try:
+            if given == np.dtype(option):
+                return True
+        except TypeError:
+            raise TenzrError(f"isdtype: kind must be a dtype, one of {', '.join(map(repr, _DTYPE_KINDS))}, or a "
+                             f"tuple of them; got {option!r}", user_location()) from None
+    return False
+
+
+def _concrete(what: str, a: Any) -> np.ndarray:
+    if isinstance(a, Array):
+        raise TenzrError(f"{what}: a traced array has no values to print; print it with tz.debug.print inside jit",
+                         user_location())
+    return np.asarray(a)
+
+
+def array_repr(arr: ArrayLike, max_line_width: int | None = None, precision: int | None = None,
+               suppress_small: bool | None = None) -> str:
+    """NumPy's `array_repr` of a concrete array (JAX's is NumPy's)."""
+    return np.array_repr(_concrete("array_repr", arr), max_line_width, precision, suppress_small)
+
+
+def array_str(a: ArrayLike, max_line_width: int | None = None, precision: int | None = None,
+              suppress_small: bool | None = None) -> str:
+    """NumPy's `array_str` of a concrete array (JAX's is NumPy's)."""
+    return np.array_str(_concrete("array_str", a), max_line_width, precision, suppress_small)

@@ -1,17 +1,22 @@
 """The rest of the NumPy routines JAX's numpy offers: NumPy 2's array-API functions
 (`matrix_transpose`, `unstack`, `vecdot`, `matvec`, `cumulative_sum`, ...), elementwise ones
-(`cbrt`, `trunc`, `copysign`, `ldexp`, `modf`, `gcd`, `lcm`, ...), NaN-skipping
-statistics, polynomials and window functions, `isin`, `digitize`, `convolve`, `correlate`,
-`apply_along_axis`, `vectorize`, and the set routines of data-dependent size (`union1d`,
-`intersect1d`, `setdiff1d`, `setxor1d`, NumPy 2's `unique_values` and its siblings), which
-take `size=` under jit as `unique` does. Names, arguments and semantics are NumPy's (JAX's where
-they differ); each is built from `numpy_api`'s and `numpy_lib`'s functions, so it
-differentiates, batches and compiles as they do.
+(`cbrt`, `trunc`, `copysign`, `ldexp`, `modf`, `gcd`, `lcm`, `frexp`, `spacing`, `i0`,
+`unwrap`, ...), NaN-skipping statistics and quantiles, histograms, partial and lexicographic
+sorts (`partition`, `argpartition`, `lexsort`, `sort_complex`), polynomials (`poly`,
+`polyfit`, `polydiv`, ...) and window functions, `isin`, `digitize`, `convolve`, `correlate`,
+`piecewise`, `apply_along_axis`, `vectorize`, the set routines of data-dependent size
+(`union1d`, `intersect1d`, `setdiff1d`, `setxor1d`, NumPy 2's `unique_values` and its
+siblings), which take `size=` under jit as `unique` does, and those that read concrete values
+as JAX's do (`trim_zeros`, `choose(mode="raise")`). Names, arguments and semantics are NumPy's
+(JAX's where they differ); each is built from `numpy_api`'s and `numpy_lib`'s functions, so
+it differentiates, batches and compiles as they do.
 """
 
 from __future__ import annotations
 
 import builtins
+import math
+import operator
 import re
 from collections.abc import Callable
 from functools import partial
@@ -21,10 +26,24 @@ import numpy as np
 
 from tenzr.batching import vmap
 from tenzr.control import while_loop
-from tenzr.core import Array, api_boundary, asarray, check_arguments, checked, promote, user_location
+from tenzr.core import (
+    Array,
+    api_boundary,
+    array,
+    asarray,
+    check_arguments,
+    checked,
+    dtype_name,
+    emit,
+    promote,
+    user_location,
+)
+from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.flags import default_float, default_int
+from tenzr.neural import stop_gradient
 from tenzr.numpy_api import (
+    _axes,
     _float,
     _no_out,
     abs,  # noqa: A004 (NumPy's names, as in numpy_api)
@@ -32,35 +51,51 @@ from tenzr.numpy_api import (
     argmax,
     argmin,
     argsort,
+    bitwise_and,
     broadcast_to,
     ceil,
+    clip,
     concatenate,
     cos,
     equal,
+    exp,
     expand_dims,
+    flip,
     floor,
     floor_divide,
     fmod,
+    full,
+    full_like,
     isinf,
     isnan,
+    left_shift,
     log10,
     logical_and,
     logical_not,
     matmul,
+    maximum,
     moveaxis,
+    nextafter,
+    ones,
+    ones_like,
     pad,
     power,
     remainder,
     reshape,
+    right_shift,
     round,  # noqa: A004
     sign,
     signbit,
+    sort,
     sqrt,
+    stack,
     sum,  # noqa: A004
     swapaxes,
     take,
+    take_along_axis,
     where,
     zeros,
+    zeros_like,
 )
 from tenzr.numpy_api import max as reduce_max
 from tenzr.numpy_api import min as reduce_min
@@ -77,6 +112,8 @@ from tenzr.numpy_lib import (
     cumprod,
     cumsum,
     diag,
+    diff,
+    imag,
     linspace,
     logspace,
     nanmean,
@@ -494,6 +531,466 @@ def correlate(a: ArrayLike, v: ArrayLike, mode: str = "valid") -> Array:
     return _slide(a, conj(v[::-1]) if v.ndim == 1 else v, mode, "correlate")
 
 
+def poly(seq_of_zeros: ArrayLike) -> Array:
+    """The coefficients (highest power first, leading 1) of the polynomial with the given
+    roots; of a square matrix, of its characteristic polynomial, complex as JAX's (found
+    here without eigenvalues, by the Faddeev-LeVerrier recurrence)."""
+    z = _float(seq_of_zeros)
+    if z.ndim == 0:
+        z = reshape(z, (1,))
+    if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0]:
+        return _characteristic(z).astype(np.result_type(z.dtype, np.complex64))
+    if z.ndim != 1:
+        raise TenzrError(f"poly: takes a 1-d array of roots or a non-empty square matrix, got shape {z.shape}",
+                         user_location())
+    p = ones((1,), z.dtype)
+    for k in range(z.shape[0]):  # (p(x) (x - z[k]))
+        p = concatenate([p, zeros((1,), z.dtype)]) - z[k] * concatenate([zeros((1,), z.dtype), p])
+    return p if z.shape[0] else p[0]
+
+
+def _characteristic(a: Array) -> Array:
+    """det(x I - a)'s coefficients, highest power first: with M_1 = I, c_1 = 1,
+    c_{k+1} = -tr(a M_k) / k and M_{k+1} = a M_k + c_{k+1} I."""
+    n = a.shape[0]
+    identity = diag(ones((n,), a.dtype))
+    m, coefficients = identity, [ones((), a.dtype)]
+    for k in range(1, n + 1):
+        am = matmul(a, m)
+        coefficients.append(-sum(diag(am)) / k)
+        m = am + coefficients[-1] * identity
+    return stack(coefficients)
+
+
+def polyfit(x: ArrayLike, y: ArrayLike, deg: int, rcond: float | None = None, full: bool = False,
+            w: ArrayLike = None, cov: Any = False) -> Any:
+    """The least-squares polynomial of degree `deg` through the points (x, y) (y [M] or
+    [M, K], a fit per column), highest power first, as JAX's: by `linalg.lstsq` on the
+    Vandermonde matrix with scaled columns, singular values below rcond (default M eps)
+    times the largest dropped; weights `w` multiply the unsquared residuals. With `full`,
+    (p, residuals, rank, singular values, rcond); with `cov` (p, the covariance matrix of
+    p, scaled by residuals / (M - deg - 1) unless cov="unscaled")."""
+    from tenzr.linalg import inv, lstsq  # (tenzr.linalg imports this module)
+
+    if isinstance(deg, bool) or not isinstance(deg, (int, np.integer)) or deg < 0:
+        raise TenzrError(f"polyfit: deg must be an int >= 0, got {deg!r}", user_location())
+    x, y = promote(_float(x), _float(y))
+    if x.ndim != 1 or not x.shape[0]:
+        raise TenzrError(f"polyfit: x must be a non-empty 1-d array, got shape {x.shape}", user_location())
+    if y.ndim not in (1, 2) or y.shape[0] != x.shape[0]:
+        raise TenzrError(f"polyfit: y must be [M] or [M, K] with x's M = {x.shape[0]}, got shape {y.shape}",
+                         user_location())
+    order = int(deg) + 1
+    rcond = x.shape[0] * float(np.finfo(x.dtype).eps) if rcond is None else float(rcond)
+    lhs, rhs = vander(x, order), y
+    if w is not None:
+        w = _float(w)
+        if w.shape != x.shape:
+            raise TenzrError(f"polyfit: w must be shaped as x, {x.shape}, got {w.shape}", user_location())
+        lhs = lhs * w[:, None]
+        rhs = rhs * (w[:, None] if rhs.ndim == 2 else w)
+    scale = sqrt(sum(lhs * lhs, 0))  # (unit columns: a better conditioned system)
+    lhs = lhs / scale
+    c, residuals, rank, s = lstsq(lhs, rhs, rcond)
+    c = c / (scale[:, None] if c.ndim == 2 else scale)
+    if full:
+        return c, residuals, rank, s, asarray(rcond)
+    if not cov:
+        return c
+    base = inv(matmul(lhs.T, lhs)) / (scale[:, None] * scale[None, :])
+    if cov == "unscaled":
+        factor = asarray(1.0)
+    elif x.shape[0] <= order:
+        raise TenzrError("polyfit: to scale the covariance the number of points must exceed deg + 1",
+                         user_location())
+    else:
+        factor = residuals / (x.shape[0] - order)
+    if y.ndim == 1:
+        return c, base * reshape(factor, (1, 1))
+    return c, base[:, :, None] * reshape(factor, (1, 1, -1))
+
+
+# --------------------------------------------------------------------------- histograms
+
+
+def histogram_bin_edges(a: ArrayLike, bins: ArrayLike = 10, range: Any = None,  # noqa: A002 (NumPy's name)
+                        weights: ArrayLike = None) -> Array:
+    """The edges of `histogram`'s bins, in a's floating type: `bins` itself when it is 1-d,
+    else bins + 1 evenly spaced edges over `range` (a's min and max by default; an empty
+    range is widened by 0.5 each way, as JAX's). `weights` is unused, as in JAX."""
+    del weights
+    a = _float(a)
+    if _rank(bins) == 1:
+        return asarray(bins).astype(a.dtype)
+    count = _bin_count(bins, "histogram_bin_edges")
+    if range is None:
+        low, high = reduce_min(a), reduce_max(a)
+    else:
+        bounds = asarray(range).astype(a.dtype)
+        if bounds.shape != (2,):
+            raise TenzrError(f"histogram_bin_edges: range must be None or a pair (min, max), got shape {bounds.shape}",
+                             user_location())
+        low, high = bounds[0], bounds[1]
+    empty = low == high
+    return linspace(where(empty, low - 0.5, low), where(empty, high + 0.5, high), count + 1, dtype=a.dtype)
+
+
+def _rank(x: Any) -> int:
+    """np.ndim, for a sequence that may hold traced arrays too (as 1)."""
+    return 1 if isinstance(x, (list, tuple)) else np.ndim(x)
+
+
+def _bin_count(bins: Any, name: str) -> int:
+    if isinstance(bins, str):
+        raise TenzrError(f"{name}: bins given as a string (NumPy's estimators) are not supported, as in JAX",
+                         user_location())
+    try:
+        count = 0 if isinstance(bins, (bool, Array)) else operator.index(bins)
+    except TypeError:
+        count = 0
+    if count < 1:
+        raise TenzrError(f"{name}: bins must be a positive int (known while tracing) or a 1-d array of edges, got "
+                         f"{bins!r}", user_location())
+    return count
+
+
+def histogram(a: ArrayLike, bins: ArrayLike = 10, range: Any = None,  # noqa: A002 (NumPy's name)
+              weights: ArrayLike = None, density: bool | None = None) -> tuple[Array, Array]:
+    """(counts, edges): how many elements of a (flattened) fall in each bin (the sum of
+    their `weights` instead, which must be shaped as a), each bin [edges[i], edges[i+1])
+    but the last closed; values outside the edges are not counted. `bins` and `range` as in
+    `histogram_bin_edges`; with `density` the counts are divided by their total and the
+    bins' widths. The counts are floating point (a's type or weights'), as JAX's."""
+    a = _float(a)
+    if weights is None:
+        weights = ones_like(a)
+    else:
+        weights = asarray(weights)
+        if weights.shape != a.shape:
+            raise TenzrError(f"histogram: weights must be shaped as a, {a.shape}, got {weights.shape}",
+                             user_location())
+        a, weights = promote(a, _float(weights))
+    edges = histogram_bin_edges(a, bins, range)
+    n = edges.shape[0]
+    values = ravel(a)
+    at = where(values == edges[-1], n - 1, searchsorted(edges, values, side="right"))  # (the last bin is closed)
+    counts = zeros((n,), weights.dtype).at[at].add(ravel(weights))[1:]
+    if density:
+        counts = counts / diff(edges) / sum(counts)
+    return counts, edges
+
+
+def histogramdd(sample: ArrayLike, bins: Any = 10, range: Any = None,  # noqa: A002 (NumPy's name)
+                weights: ArrayLike = None, density: bool | None = None) -> tuple[Array, list[Array]]:
+    """(counts, [edges per dimension]): the histogram of N points in D dimensions, the rows
+    of `sample` [N, D]. `bins` is one for every dimension (an int) or a sequence of D ints
+    or edge arrays; `range` None or D pairs (or Nones); `weights` one per point. Without
+    weights the counts are integers, as JAX's; with `density` they are divided by their
+    total and the bins' volumes."""
+    sample = _float(sample)
+    if sample.ndim != 2:
+        raise TenzrError(f"histogramdd: sample must be 2-d [points, dimensions], got shape {sample.shape}",
+                         user_location())
+    n, d = sample.shape
+    if weights is not None:
+        weights = asarray(weights)
+        if weights.shape != (n,):
+            raise TenzrError(f"histogramdd: needs one weight per point, shape {(n,)}, got {weights.shape}",
+                             user_location())
+        sample, weights = promote(sample, _float(weights))
+    if range is not None and (len(range) != d or builtins.any(r is not None and np.shape(r) != (2,) for r in range)):
+        raise TenzrError(f"histogramdd: range must be a sequence of {d} pairs or Nones, got {range!r}",
+                         user_location())
+    per_dimension = [bins] * d if _rank(bins) == 0 else list(bins)
+    if len(per_dimension) != d:
+        raise TenzrError(f"histogramdd: bins needs one entry per dimension ({d}), got {len(per_dimension)}",
+                         user_location())
+    edges, flat = [], asarray(0, default_int())
+    for i in builtins.range(d):
+        column = sample[:, i]
+        e = histogram_bin_edges(column, per_dimension[i], None if range is None else range[i])
+        at = searchsorted(e, column, side="right")
+        # (bins 0 and len(e) collect the points outside; the last edge is in the last bin)
+        at = where(column == e[-1], at - 1, at)
+        flat = flat * (e.shape[0] + 1) + at
+        edges.append(e)
+    shape = tuple(e.shape[0] + 1 for e in edges)
+    counts = zeros((math.prod(shape),), default_int() if weights is None else weights.dtype)
+    counts = counts.at[flat].add(1 if weights is None else weights)
+    hist = reshape(counts, shape)[(builtins.slice(1, -1),) * d]
+    if density:
+        hist = hist.astype(sample.dtype)
+        hist = hist / sum(hist)
+        for i, e in enumerate(edges):
+            hist = hist / reshape(diff(e), [-1 if j == i else 1 for j in builtins.range(d)])
+    return hist, edges
+
+
+def histogram2d(x: ArrayLike, y: ArrayLike, bins: Any = 10, range: Any = None,  # noqa: A002 (NumPy's name)
+                weights: ArrayLike = None, density: bool | None = None) -> tuple[Array, Array, Array]:
+    """(counts, x edges, y edges): the histogram of the points (x[i], y[i]), `histogramdd`'s
+    with two dimensions; `bins` one int or edge array for both, or a pair of them."""
+    x, y = promote(x, y)
+    if _rank(bins) != 0 and len(bins) not in (1, 2):  # (an array of edges, for both)
+        bins = [bins, bins]
+    hist, (x_edges, y_edges) = histogramdd(stack([x, y], axis=1), bins, range, weights, density)
+    return hist, x_edges, y_edges
+
+
+# --------------------------------------------------------------------------- sorting and selection
+
+
+def lexsort(keys: Any, axis: int = -1) -> Array:
+    """The indices that sort by several keys (arrays of one shape) along `axis`: by the last
+    key, ties broken by the one before, and so on (stable)."""
+    keys = [asarray(k) for k in keys]
+    if not keys:
+        raise TenzrError("lexsort: needs at least one key", user_location())
+    if len({k.shape for k in keys}) > 1:
+        raise TenzrError(f"lexsort: the keys must have one shape, got {[k.shape for k in keys]}", user_location())
+    if keys[0].ndim == 0:
+        return zeros((), default_int())
+    order = argsort(_sortable(keys[0]), axis)
+    for key in keys[1:]:  # (stable sorts, the primary key last)
+        ordered = take_along_axis(_sortable(key), order, axis, mode="promise_in_bounds")
+        order = take_along_axis(order, argsort(ordered, axis), axis, mode="promise_in_bounds")
+    return order
+
+
+def _sortable(key: Array) -> Array:
+    return key.astype(np.int32) if key.dtype == np.bool_ else key
+
+
+def _partition_setup(a: ArrayLike, kth: int, axis: int, name: str) -> tuple[Array, int, int]:
+    """a with `axis` last, that axis, and kth in [0, its length)."""
+    a = asarray(a)
+    if a.spec.is_complex:
+        raise TenzrError(f"{name}: complex arrays are not supported, as in JAX", user_location())
+    if a.ndim == 0:
+        raise TenzrError(f"{name}: needs an array of at least one dimension", user_location())
+    axis = _axes(axis, a.ndim)[0]
+    n = a.shape[axis]
+    if not -n <= kth < n:
+        raise TenzrError(f"{name}: kth={kth} is out of bounds for an axis of length {n}", user_location())
+    return moveaxis(a, axis, -1), axis, kth % n
+
+
+def partition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
+    """a along `axis` with its kth smallest element at kth, the smaller ones before it and
+    the larger after. As JAX's (built on top_k): the first kth + 1 in ascending order, the
+    rest descending; NaNs count as the largest."""
+    a, axis, kth = _partition_setup(a, kth, axis, "partition")
+    ordered = sort(a, axis=-1)
+    return moveaxis(concatenate([ordered[..., :kth + 1], flip(ordered[..., kth + 1:], -1)], -1), -1, axis)
+
+
+def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
+    """The indices that `partition` a along `axis`. As JAX's: those of the kth + 1 smallest
+    in ascending order (the lower index first among equals), then the rest in index order."""
+    a, axis, kth = _partition_setup(a, kth, axis, "argpartition")
+    order = argsort(a, axis=-1)
+    smallest = argsort(order, axis=-1) <= kth  # (each element's place in the sorted order)
+    rest = argsort(smallest.astype(np.int32), axis=-1)[..., :a.shape[-1] - kth - 1]
+    return moveaxis(concatenate([order[..., :kth + 1], rest], -1), -1, axis)
+
+
+def sort_complex(a: ArrayLike) -> Array:
+    """a sorted along its last axis, by real part, then imaginary part, as a complex array."""
+    a = asarray(a)
+    if a.spec.is_complex:
+        out = take_along_axis(a, lexsort([imag(a), real(a)]), -1, mode="promise_in_bounds")
+    else:
+        a = _float(a)
+        out = sort(a, axis=-1)
+    return out.astype(np.result_type(out.dtype, np.complex64))
+
+
+# --------------------------------------------------------------------------- NaN-skipping quantiles
+
+_NAN_QUANTILE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def nanquantile(a: ArrayLike, q: ArrayLike, axis: Any = None, out: None = None, overwrite_input: bool = False,
+                method: str = "linear", keepdims: bool = False, *, weights: ArrayLike = None) -> Array:
+    """The q-th quantiles (q in [0, 1], a number or a 1-d array, whose dims come first) of
+    the elements that are not NaN along `axis` (None: all); NaN where all are. Between two
+    sorted values as `method` says, as JAX's: "linear", "lower", "higher", "nearest" (the
+    lower at a tie) or "midpoint". `weights` is not supported."""
+    _no_out("nanquantile", out)
+    if overwrite_input:
+        raise TenzrError("nanquantile: overwrite_input=True is not supported (arrays are immutable), as in JAX",
+                         user_location())
+    if weights is not None:
+        raise TenzrError("nanquantile: weights are not supported", user_location())
+    if method not in _NAN_QUANTILE_METHODS:
+        raise TenzrError(f"nanquantile: method must be one of {', '.join(_NAN_QUANTILE_METHODS)}, got {method!r}",
+                         user_location())
+    a = _float(a)
+    if a.spec.is_complex:
+        raise TenzrError("nanquantile: complex arrays are not supported (they have no order)", user_location())
+    q = asarray(q).astype(a.dtype)
+    if q.ndim > 1:
+        raise TenzrError(f"nanquantile: q must be a number or 1-d, got shape {q.shape}", user_location())
+    axes = _axes(axis, a.ndim)
+    kept = a.ndim - len(axes)
+    moved = moveaxis(a, axes, tuple(builtins.range(kept, a.ndim)))
+    ordered = sort(reshape(moved, (*moved.shape[:kept], -1)), axis=-1)  # (NaNs last)
+    count = sum(logical_not(isnan(ordered)), -1, dtype=a.dtype)
+    position = reshape(q, q.shape + (1,) * kept) * (count - 1)  # [*q dims, *kept dims]
+    low, high = floor(position), ceil(position)
+    weight = position - low
+    ordered = broadcast_to(ordered, q.shape + ordered.shape)
+
+    def at(i: Array) -> Array:
+        i = clip(i, 0, maximum(count - 1, 0)).astype(np.int32)
+        return take_along_axis(ordered, expand_dims(i, -1), -1, mode="promise_in_bounds")[..., 0]
+
+    lo, hi = at(low), at(high)
+    if method == "linear":
+        result = lo * (1 - weight) + hi * weight
+    elif method == "lower":
+        result = lo
+    elif method == "higher":
+        result = hi
+    elif method == "nearest":
+        result = where(weight <= 0.5, lo, hi)
+    else:
+        result = (lo + hi) * 0.5
+    if keepdims:
+        result = reshape(result, (*q.shape, *(1 if d in axes else a.shape[d] for d in builtins.range(a.ndim))))
+    return result
+
+
+def nanpercentile(a: ArrayLike, q: ArrayLike, axis: Any = None, out: None = None, overwrite_input: bool = False,
+                  method: str = "linear", keepdims: bool = False, *, weights: ArrayLike = None) -> Array:
+    """`nanquantile` with q in percent."""
+    return nanquantile(a, asarray(q) / 100.0, axis, out, overwrite_input, method, keepdims, weights=weights)
+
+
+def nanmedian(a: ArrayLike, axis: Any = None, out: None = None, overwrite_input: bool = False,
+              keepdims: bool = False) -> Array:
+    """The median of the elements that are not NaN along `axis` (NaN where all are)."""
+    return nanquantile(a, 0.5, axis, out, overwrite_input, "midpoint", keepdims)
+
+
+# --------------------------------------------------------------------------- more elementwise, and the Kaiser window
+
+
+def unwrap(p: ArrayLike, discont: ArrayLike = None, axis: int = -1, period: ArrayLike = 2 * np.pi) -> Array:
+    """p along `axis` with each jump between neighbours larger than `discont` (period / 2 by
+    default) replaced by its equivalent modulo `period` (phase unwrapping)."""
+    p, period = promote(p, period)
+    if p.spec.is_complex:
+        raise TenzrError("unwrap: complex arrays are not supported, as in JAX", user_location())
+    axis = _axes(axis, p.ndim)[0]
+    if p.shape[axis] == 0:
+        return p
+    interval = floor_divide(period, 2) if not p.is_float else period / 2
+    discont = period / 2 if discont is None else discont
+    dd = diff(p, axis=axis)
+    ddmod = remainder(dd + interval, period) - interval
+    ddmod = where(logical_and(ddmod == -interval, dd > 0), interval, ddmod)  # (+interval jumps stay +interval)
+    correction = where(abs(dd) < discont, 0, ddmod - dd)
+    first = [builtins.slice(None)] * p.ndim
+    rest = list(first)
+    first[axis], rest[axis] = builtins.slice(0, 1), builtins.slice(1, None)
+    return concatenate([p[tuple(first)], p[tuple(rest)] + cumsum(correction, axis)], axis)
+
+
+def _power_of_two(k: Array, dtype: np.dtype) -> Array:
+    """2.0 ** k exactly, for integer k within the normal exponents of `dtype`."""
+    info = np.finfo(dtype)
+    bits = left_shift(k + (info.maxexp - 1), info.nmant)
+    return emit(T.bitcast_convert, bits, result=bits.spec.with_dtype(dtype_name(dtype)))
+
+
+def frexp(x: ArrayLike) -> tuple[Array, Array]:
+    """(mantissa, exponent) with x = mantissa * 2 ** exponent, |mantissa| in [0.5, 1) and
+    the exponent an int32 (both x and 0 for 0, inf and NaN). The mantissa's derivative is
+    2 ** -exponent, as JAX's."""
+    x = _float(x)
+    if x.spec.is_complex:
+        raise TenzrError("frexp: complex arrays are not supported", user_location())
+    info = np.finfo(x.dtype)
+    int_type = np.dtype(f"int{info.bits}")
+    mask = (1 << info.nexp) - 1
+    tiny = abs(x) < info.tiny  # (subnormals: scaled into the normal range first)
+    scaled = stop_gradient(where(tiny, x * float(1 << info.nmant), x))
+    bits = emit(T.bitcast_convert, scaled, result=scaled.spec.with_dtype(dtype_name(int_type)))
+    biased = bitwise_and(right_shift(bits, info.nmant), mask)
+    exponent = biased + info.minexp - where(tiny, info.nmant, 0).astype(int_type)
+    exponent = where(isinf(x) | isnan(x) | (x == 0), 0, exponent).astype(int_type)
+    # (2 ** -exponent in two factors, each a normal number, as the exponent reaches past
+    # the normal range for subnormal x)
+    half = floor_divide(exponent, 2)
+    mantissa = x * _power_of_two(-half, x.dtype) * _power_of_two(half - exponent, x.dtype)
+    return mantissa, exponent.astype(np.int32)
+
+
+def spacing(x: ArrayLike) -> Array:
+    """The distance from x to the next representable number away from zero (signed as x;
+    for 0, the smallest subnormal; for float16 toward +inf, as JAX's)."""
+    x = _float(x)
+    if x.spec.is_complex:
+        raise TenzrError("spacing: complex arrays are not supported", user_location())
+    if x.dtype == np.float16:
+        return nextafter(x, full_like(x, np.inf)) - x
+    result = nextafter(x, where(signbit(x), full_like(x, -np.inf), full_like(x, np.inf))) - x
+    tiniest = full_like(x, np.finfo(x.dtype).smallest_subnormal)
+    return where(result == 0, where(signbit(x), -tiniest, tiniest), result)
+
+
+# Cephes' Chebyshev coefficients for exp(-x) I0(x), on [0, 8] and of 32/x - 2 on (8, inf) (NumPy's)
+_I0_SMALL = (-4.4153416464793395e-18, 3.3307945188222384e-17, -2.431279846547955e-16, 1.715391285555133e-15,
+             -1.1685332877993451e-14, 7.676185498604936e-14, -4.856446783111929e-13, 2.95505266312964e-12,
+             -1.726826291441556e-11, 9.675809035373237e-11, -5.189795601635263e-10, 2.6598237246823866e-09,
+             -1.300025009986248e-08, 6.046995022541919e-08, -2.670793853940612e-07, 1.1173875391201037e-06,
+             -4.4167383584587505e-06, 1.6448448070728896e-05, -5.754195010082104e-05, 0.00018850288509584165,
+             -0.0005763755745385824, 0.0016394756169413357, -0.004324309995050576, 0.010546460394594998,
+             -0.02373741480589947, 0.04930528423967071, -0.09490109704804764, 0.17162090152220877,
+             -0.3046826723431984, 0.6767952744094761)
+_I0_LARGE = (-7.233180487874754e-18, -4.830504485944182e-18, 4.46562142029676e-17, 3.461222867697461e-17,
+             -2.8276239805165836e-16, -3.425485619677219e-16, 1.7725601330565263e-15, 3.8116806693526224e-15,
+             -9.554846698828307e-15, -4.150569347287222e-14, 1.54008621752141e-14, 3.8527783827421426e-13,
+             7.180124451383666e-13, -1.7941785315068062e-12, -1.3215811840447713e-11, -3.1499165279632416e-11,
+             1.1889147107846439e-11, 4.94060238822497e-10, 3.3962320257083865e-09, 2.266668990498178e-08,
+             2.0489185894690638e-07, 2.8913705208347567e-06, 6.889758346916825e-05, 0.0033691164782556943,
+             0.8044904110141088)
+
+
+def _chebyshev(t: Array, coefficients: tuple[float, ...]) -> Array:
+    """Cephes' chbevl: the Chebyshev series at t (in [-2, 2], twice the usual argument)."""
+    b0, b1, b2 = zeros_like(t), zeros_like(t), zeros_like(t)
+    for c in coefficients:
+        b2, b1 = b1, b0
+        b0 = t * b1 - b2 + c
+    return 0.5 * (b0 - b2)
+
+
+def i0(x: ArrayLike) -> Array:
+    """The modified Bessel function of the first kind, of order 0 (real x)."""
+    x = _float(x)
+    if not x.is_float:
+        raise TenzrError(f"i0: takes real numbers, got {x.dtype}", user_location())
+    ax = abs(x)
+    small = ax <= 8.0
+    # (each branch at a safe argument where the other is taken, so neither's gradient is NaN)
+    near = _chebyshev(where(small, ax, 0.0) / 2.0 - 2.0, _I0_SMALL)
+    far_x = where(small, 8.0, ax)
+    far = _chebyshev(32.0 / far_x - 2.0, _I0_LARGE) / sqrt(far_x)
+    return exp(ax) * where(small, near, far)
+
+
+def kaiser(M: int, beta: ArrayLike) -> Array:
+    """The Kaiser window of M points with shape parameter beta."""
+    dtype = default_float()
+    if M <= 1:
+        return ones((builtins.max(M, 0),), dtype)
+    n = arange(M).astype(dtype)
+    alpha = 0.5 * (M - 1)
+    return i0(beta * sqrt(1 - ((n - alpha) / alpha) ** 2)) / i0(beta)
+
+
 # --------------------------------------------------------------------------- function application
 
 
@@ -509,6 +1006,41 @@ def apply_along_axis(func1d: Callable[..., Any], axis: int, arr: ArrayLike, *arg
     # (the mapped axes came first, in order; the slice's result dims now move into place)
     kept = arr.ndim - 1
     return moveaxis(out, tuple(range(kept, out.ndim)), tuple(range(axis, axis + out.ndim - kept)))
+
+
+def piecewise(x: ArrayLike, condlist: Any, funclist: list[Any], *args: Any, **kw: Any) -> Array:
+    """x's elements each mapped by the function (or constant) of the last condition that
+    holds there (conditions broadcast against x); where none does, by the extra last
+    function if funclist has one more than condlist, else 0. As JAX's, each function is
+    vmapped over the elements: it is called on a scalar, with `args` and `kw`, and every
+    function is computed everywhere. Results take x's type."""
+    x = asarray(x)
+    conditions = asarray(condlist).astype(bool)
+    count = len(condlist)
+    if len(funclist) == count + 1:
+        funclist = [funclist[-1], *funclist[:-1]]
+    elif len(funclist) == count:
+        funclist = [0, *funclist]
+    else:
+        raise TenzrError(f"piecewise: with {count} condition(s), {count} or {count + 1} functions are expected, got "
+                         f"{len(funclist)}", user_location())
+    if conditions.ndim == 0:  # (one scalar condition)
+        conditions = reshape(conditions, (1,))
+    # (the last condition that holds: the first place where their running count peaks; 0 for none)
+    counted = cumsum(concatenate([zeros((1, *conditions.shape[1:]), np.int32), conditions.astype(np.int32)]), 0)
+    which, x = broadcast_arrays(argmax(counted, 0), x)
+
+    def piece(f: Any) -> Array:
+        if not callable(f):
+            return full(x.shape, f, x.dtype)
+        on_each = vmap(lambda v: asarray(f(v, *args, **kw)).astype(x.dtype))
+        return reshape(on_each(ravel(x)), x.shape)
+
+    pieces = [piece(f) for f in funclist]
+    out = pieces[0]
+    for i, value in enumerate(pieces[1:], 1):
+        out = where(which == i, value, out)
+    return out
 
 
 _DIMS = r"\((?:\w+(?:,\s*\w+)*)?\)"
@@ -728,3 +1260,100 @@ def unique_all(x: ArrayLike, /, *, size: int | None = None, fill_value: Any = No
     position of each value in x (flattened)."""
     return _UniqueAllResult(*_unique_parts("unique_all", x, size, fill_value, (True, True, True)))
 
+
+# --------------------------------------------------------------------------- routines that read values
+# Left out of check_arguments too: they read their argument's values on the host (as JAX's,
+# which need them concrete), where an eager call of a checked function would trace them.
+
+
+@api_boundary
+def choose(a: ArrayLike, choices: Any, out: None = None, mode: str = "raise") -> Array:
+    """choices[a[i]][i] for each i, a and the choices (a sequence, or an array's rows)
+    broadcast together. With mode="raise" (the default, as JAX's) a must be concrete (not
+    under jit) and in range; "wrap" takes a modulo the number of choices, "clip" clips it."""
+    _no_out("choose", out)
+    if mode == "raise":
+        if isinstance(a, Array):
+            raise TenzrError("choose: mode='raise' reads the indices' values, which are not known while tracing: "
+                             "pass mode='wrap' or mode='clip' (as in JAX under jit)", user_location())
+        values = np.asarray(a)
+        n = len(choices)
+        if np.issubdtype(values.dtype, np.integer) and np.any((values < 0) | (values >= n)):
+            raise TenzrError(f"choose: an index of the choice array is outside [0, {n})", user_location())
+        mode = "clip"  # (every index is in range)
+    return _choose_call(a, choices, mode)
+
+
+def _choose(a: ArrayLike, choices: Any, mode: str) -> Array:
+    a = asarray(a)
+    if not np.issubdtype(a.dtype, np.integer):
+        raise TenzrError(f"choose: the choice array must hold integers, got {a.dtype}", user_location())
+    options = [asarray(c) for c in choices]
+    if not options:
+        raise TenzrError("choose: needs at least one choice", user_location())
+    n = len(options)
+    if mode == "wrap":
+        a = remainder(a, n)
+    elif mode == "clip":
+        a = clip(a, 0, n - 1)
+    else:
+        raise TenzrError(f"choose: mode must be 'raise', 'wrap' or 'clip', got {mode!r}", user_location())
+    a, *options = broadcast_arrays(a, *options)
+    return take_along_axis(stack(options), expand_dims(a, 0), 0, mode="promise_in_bounds")[0]
+
+
+_choose_call = checked(_choose, "tz.choose")
+
+
+def _concrete(x: ArrayLike, what: str) -> np.ndarray:
+    if isinstance(x, Array):
+        raise TenzrError(f"{what}: the result's shape depends on the values, which are not known while tracing: "
+                         "call it outside jit (as JAX's needs concrete values)", user_location())
+    return np.asarray(x)
+
+
+@api_boundary
+def trim_zeros(filt: ArrayLike, trim: str = "fb", axis: Any = None) -> Array:
+    """filt without its leading ("f" in trim) and trailing ("b") zeros along each of `axis`
+    (all by default): there, the slices that are all zero. Its size depends on the values,
+    so filt must be concrete (not traced), as JAX's."""
+    values = _concrete(filt, "trim_zeros")
+    cut = [builtins.slice(None)] * values.ndim
+    front, back = "f" in trim.lower(), "b" in trim.lower()
+    for ax in _axes(axis, values.ndim) if front or back else ():
+        present = np.any(values != 0, axis=tuple(d for d in range(values.ndim) if d != ax))
+        if not present.any():
+            cut[ax] = builtins.slice(0, 0)
+            continue
+        start = int(present.argmax()) if front else None
+        stop = values.shape[ax] - int(present[::-1].argmax()) if back else None
+        cut[ax] = builtins.slice(start, stop)
+    return array(values[tuple(cut)])
+
+
+@api_boundary
+def polydiv(u: ArrayLike, v: ArrayLike, *, trim_leading_zeros: bool = False) -> tuple[Array, Array]:
+    """(quotient, remainder) of the polynomial u divided by v (coefficients highest power
+    first), as JAX's: the remainder is as long as u, with leading zeros, unless
+    `trim_leading_zeros` (those below sqrt(eps), which needs concrete values: not under jit)."""
+    quotient, rest = _polydiv_call(u, v)
+    if trim_leading_zeros:
+        values = _concrete(rest, "polydiv(trim_leading_zeros=True)")
+        small = np.abs(values) < np.sqrt(np.finfo(values.dtype).eps)
+        rest = array(values[int(small.argmin()):] if not small.all() else values[:0])
+    return quotient, rest
+
+
+def _polydiv(u: ArrayLike, v: ArrayLike) -> tuple[Array, Array]:
+    u, v = promote(_float(_coefficients(u, "polydiv")), _float(_coefficients(v, "polydiv")))
+    m, n = u.shape[0] - 1, v.shape[0] - 1
+    scale = 1.0 / v[0]
+    quotient = []
+    for k in range(m - n + 1):  # (long division: the leading term of what is left, over v's)
+        d = scale * u[k]
+        quotient.append(d)
+        u = u - pad(d * v, (k, m - n - k))
+    return (stack(quotient) if quotient else zeros((1,), u.dtype)), u
+
+
+_polydiv_call = checked(_polydiv, "tz.polydiv")

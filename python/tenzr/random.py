@@ -3,10 +3,9 @@ same key gives the same numbers on every target, and `split` / `fold_in` derive 
 
 The generator is JAX's: the Threefry-2x32 hash of a counter (Salmon et al., 2011), with
 JAX's default ("partitionable") counters, so `PRNGKey`, `split`, `fold_in`, `bits`,
-`uniform`, `normal`, `bernoulli`, `gumbel`, `categorical`, `permutation` and `randint` (of
-int32) give JAX's numbers bit for bit. The words are held as int32,
-as the dialect has no unsigned types: a key printed here shows JAX's uint32 words as their
-two's-complement values.
+`uniform`, `normal`, `bernoulli`, `gumbel`, `categorical`, `permutation`, `choice` and
+`randint` (of every integer type) give JAX's numbers bit for bit. Keys are uint32 words, as
+JAX's raw keys; int32 words are taken too (the same bits).
 
 The other distributions take JAX's names, arguments and algorithms, splitting keys as JAX
 does, so they give JAX's numbers to within float rounding: those made from uniform or
@@ -37,7 +36,7 @@ from tenzr.control import while_loop
 from tenzr.core import Array, asarray, check_arguments, dtype_name, emit, promote, shape_tuple, user_location
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
-from tenzr.dialect.types import INT_TYPES, numpy_dtype
+from tenzr.dialect.types import INT_TYPES, UNSIGNED_TYPES, numpy_dtype
 from tenzr.flags import default_float, default_int
 from tenzr.forward import custom_jvp
 from tenzr.lax import top_k as _top_k
@@ -57,10 +56,13 @@ _PARITY = 0x1BD11BDA
 
 
 def _words(x: Any) -> Array:
-    """x's 32-bit words as int32 (unsigned NumPy words are reinterpreted, not converted)."""
+    """x's 32-bit words as int32, the generator's arithmetic (unsigned words are
+    reinterpreted, not converted)."""
     if isinstance(x, np.ndarray) and x.dtype == np.uint32:
         x = x.view(np.int32)
     x = asarray(x)
+    if x.spec.dtype == "ui32":
+        x = emit(T.bitcast_convert, x, result=x.spec.with_dtype("i32"))
     if x.spec.dtype != "i32":
         raise TenzrError(f"tz.random: a key is an array of two 32-bit words (int32 or uint32), got {x.dtype}",
                          user_location())
@@ -103,18 +105,23 @@ def _hash(key: Any, shape: tuple[int, ...]) -> tuple[Array, Array]:
     return _threefry(k1, k2, tnp.zeros(shape, np.int32), counter)
 
 
+def _unsigned(words: Array) -> Array:
+    """int32 words as the uint32 words JAX's keys and bits are."""
+    return emit(T.bitcast_convert, words, result=words.spec.with_dtype("ui32"))
+
+
 def PRNGKey(seed: Any) -> Array:
     """The key of an integer seed (JAX's: [seed >> 32, seed & 0xFFFFFFFF] of a 64-bit seed)."""
     if isinstance(seed, (int, np.integer)):
         seed = int(seed)
-        return tnp.asarray(np.array([(seed >> 32) & 0xFFFFFFFF, seed & 0xFFFFFFFF], np.uint32).view(np.int32))
+        return tnp.asarray(np.array([(seed >> 32) & 0xFFFFFFFF, seed & 0xFFFFFFFF], np.uint32))
     seed = asarray(seed)
     if seed.shape != () or seed.spec.dtype not in INT_TYPES:
         raise TenzrError(f"tz.random.PRNGKey: the seed must be an integer scalar, got {seed.spec}", user_location())
     wide = seed.astype(np.int64)
     high = (wide >> 32).astype(np.int32)
     low = emit(T.convert, wide & np.int64(0xFFFFFFFF), result=wide.spec.with_dtype("i32"))
-    return tnp.stack([high, low])
+    return _unsigned(tnp.stack([high, low]))
 
 
 key = PRNGKey
@@ -124,7 +131,7 @@ def split(key: Any, num: int | Sequence[int] = 2) -> Array:
     """`num` new keys from `key` (shape (num, 2), or shape + (2,) for a tuple)."""
     shape = shape_tuple(num)
     words = _hash(key, shape)
-    return tnp.stack(list(words), axis=len(shape))
+    return _unsigned(tnp.stack(list(words), axis=len(shape)))
 
 
 def fold_in(key: Any, data: Any) -> Array:
@@ -133,15 +140,24 @@ def fold_in(key: Any, data: Any) -> Array:
                   np.array(int(data) & 0xFFFFFFFF, np.uint32).view(np.int32))
     k1, k2 = _key(key)
     x0, x1 = _threefry(k1, k2, tnp.zeros((), np.int32), data)
-    return tnp.stack([x0, x1])
+    return _unsigned(tnp.stack([x0, x1]))
 
 
-def bits(key: Any, shape: Sequence[int] = (), dtype: Any = np.uint32) -> Array:
-    """Random 32-bit words (int32 holding JAX's uint32 bits; only 32-bit words here)."""
-    if np.dtype(dtype).itemsize != 4 or np.dtype(dtype).kind not in "iu":
-        raise TenzrError(f"tz.random.bits: only 32-bit words are supported, got {np.dtype(dtype)}", user_location())
-    x0, x1 = _hash(key, shape_tuple(shape))
-    return x0 ^ x1
+def bits(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
+    """Random unsigned integers of `dtype` (uint32 by default), JAX's bits: the two Threefry
+    words xor-ed (truncated for 8 and 16 bits), or joined for 64."""
+    name = dtype_name(np.uint32 if dtype is None else dtype)
+    if name not in UNSIGNED_TYPES:
+        raise TenzrError(f"tz.random.bits: dtype must be an unsigned integer type, got {np.dtype(dtype)}",
+                         user_location())
+    return _bits(key, int(name[2:]), shape_tuple(shape))
+
+
+def _bits(key: Any, width: int, shape: tuple[int, ...]) -> Array:
+    x0, x1 = (_unsigned(x) for x in _hash(key, shape))
+    if width == 64:
+        return (x0.astype(np.uint64) << np.uint64(32)) | x1.astype(np.uint64)
+    return (x0 ^ x1).astype(numpy_dtype(f"ui{width}"))
 
 
 def _float_type(dtype: Any) -> str:
@@ -267,48 +283,58 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Sequence[int] | No
     return tnp.argmax(noise + logits, axis=lead + axis).astype(np.int32)
 
 
-def randint(key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any = np.int32) -> Array:
-    """Integers in [minval, maxval) (broadcast to `shape`; minval where maxval <= minval), by
-    JAX's rule: two 32-bit words per number taken modulo the span (slightly biased where the
-    span is no power of two), so int32 draws are JAX's bit for bit. int64 ones (with x64)
-    come from 64-bit uniform numbers instead: the bias is below 2^-30 for spans under 2^22,
-    but they are not JAX's."""
+def randint(key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any = None) -> Array:
+    """Integers in [minval, maxval) (broadcast to `shape`; minval where maxval <= minval) of
+    `dtype` (the default integer), by JAX's rule, so JAX's numbers bit for bit: two words of
+    the type's width per number taken modulo the span (slightly biased where the span is no
+    power of two); 8- and 16-bit types are drawn as int32 and converted."""
     shape = shape_tuple(shape)
-    name = dtype_name(dtype)
-    if name == "i64":
-        low, high = (asarray(v).astype(np.float64) for v in (minval, maxval))
-        drawn = tnp.floor(low + _unit(key, shape, "f64") * (high - low))
-        return tnp.minimum(drawn, high - 1).astype(np.int64)
-    if name != "i32":
-        raise TenzrError(f"tz.random.randint: dtype must be int32 or int64, got {dtype}", user_location())
-    # (JAX's uint32 arithmetic, in int64: the words and the span are below 2^32, and the
-    # low 32 bits of an int64 product are those of the uint32 one)
-    words = np.int64(0xFFFFFFFF)
-    top = np.int64(np.iinfo(np.int32).max)
-    low, high = (v.astype(np.int64) if isinstance(v, Array) else asarray(np.asarray(v).astype(np.int64))
-                 for v in (minval, maxval))
-    out_of_range = high > top
-    low, high = (tnp.clip(v, np.iinfo(np.int32).min, top) for v in (low, high))
-    span = tnp.where(high <= low, np.int64(1), (high - low) & words)
-    span = tnp.where(out_of_range & (high > low), (span + 1) & words, span)  # (2^32 wraps to 0: no remainder)
+    name = dtype_name(default_int() if dtype is None else dtype)
+    if name not in INT_TYPES:
+        raise TenzrError(f"tz.random.randint: dtype must be an integer type, got {np.dtype(dtype)}", user_location())
+    kind = numpy_dtype(name)
+    info = np.iinfo(kind)
+    low, high = (v if isinstance(v, Array) and v.spec.dtype in INT_TYPES else asarray(
+        np.asarray(v) if np.asarray(v).dtype.kind in "iu" else np.asarray(v).astype(default_int()))
+        for v in (minval, maxval))
+    if info.bits < 32:
+        low, high = (v.astype(np.int32).clip(int(info.min), int(info.max) + extra)
+                     for v, extra in ((low, 0), (high, 1)))
+        return randint(key, shape, low, high, np.int32).astype(kind)
+    unsigned = numpy_dtype(f"ui{info.bits}")
+    out_of_range = high > _clipped(asarray(np.array(info.max, kind)), high.dtype)
+    low, high = _clipped(low, kind), _clipped(high, kind)
 
-    def rem(x: Array, n: Array) -> Array:  # (XLA's x % 0 is x)
-        return tnp.where(n == 0, x, tnp.remainder(x, tnp.where(n == 0, np.int64(1), n)))
+    def rem(x: Array, n: Array) -> Array:  # (XLA's x % 0 is x; a span of 2^bits wraps to 0)
+        return tnp.where(n == 0, x, emit(T.rem, x, tnp.where(n == 0, unsigned.type(1), n)))
 
     k1, k2 = split(key)
-    higher, lower = (bits(k, shape).astype(np.int64) & words for k in (k1, k2))
-    multiplier = rem(tnp.full_like(span, 2 ** 16), span)
-    multiplier = rem((multiplier * multiplier) & words, span)
-    offset = rem(((rem(higher, span) * multiplier) & words) + rem(lower, span) & words, span)
-    total = (low + offset) & words
-    return tnp.where(total > top, total - (words + 1), total).astype(np.int32)  # (int32's wrap)
+    higher, lower = (_bits(k, info.bits, shape) for k in (k1, k2))
+    span = high - low
+    if kind != unsigned:
+        span = emit(T.bitcast_convert, span, result=span.spec.with_dtype(dtype_name(unsigned)))
+    span = tnp.where(high <= low, unsigned.type(1), span)
+    span = tnp.where(out_of_range & (high > low), span + unsigned.type(1), span)
+    multiplier = rem(tnp.full_like(span, 2 ** (info.bits // 2)), span)
+    multiplier = rem(multiplier * multiplier, span)
+    offset = rem(rem(higher, span) * multiplier + rem(lower, span), span)
+    if kind != unsigned:
+        offset = emit(T.bitcast_convert, offset, result=offset.spec.with_dtype(name))
+    return low + offset
+
+
+def _clipped(x: Array, kind: np.dtype) -> Array:
+    """JAX's `_convert_and_clip_integer`: integer x as `kind`, clipped to the range both hold."""
+    lo, hi = (f(np.iinfo(kind), np.iinfo(x.dtype)) for f in (lambda a, b: max(a.min, b.min),
+                                                               lambda a, b: min(a.max, b.max)))
+    return tnp.clip(x, asarray(np.array(lo, x.dtype)), asarray(np.array(hi, x.dtype))).astype(kind)
 
 
 def permutation(key: Any, x: Any, axis: int = 0) -> Array:
     """A random permutation of range(x) for an int x, else of x's slices along `axis`
     (JAX's: sorting by random words, in enough rounds to make ties unlikely)."""
     if isinstance(x, (int, np.integer)):
-        return _shuffle(key, tnp.arange(int(x), dtype=np.int32))
+        return _shuffle(key, tnp.arange(int(x), dtype=default_int()))
     x = asarray(x)
     (axis,) = tnp._axes(axis, x.ndim)
     return tnp.take(x, _shuffle(key, tnp.arange(x.shape[axis], dtype=np.int32)), axis=axis, mode="promise_in_bounds")
@@ -319,8 +345,8 @@ def choice(key: Any, a: Any, shape: Sequence[int] = (), replace: bool = True, p:
     """JAX's: `shape` draws from range(a) for an int a, else from a's slices along `axis`,
     with or without replacement, with probabilities `p` (uniform by default), by JAX's
     rules: a permutation's first rows without replacement, the cumulated p searched by
-    uniform numbers with it, Gumbel top-k with both, and int32 randint's with replacement
-    and no p; the same numbers as JAX's (without x64, where JAX's randint is int32 too)."""
+    uniform numbers with it, Gumbel top-k with both, and randint's with replacement and no p:
+    the same numbers as JAX's."""
     shape = shape_tuple(shape)
     x = None if isinstance(a, (int, np.integer)) else asarray(a)
     if x is not None:
@@ -328,7 +354,7 @@ def choice(key: Any, a: Any, shape: Sequence[int] = (), replace: bool = True, p:
     n = int(a) if x is None else x.shape[axis]
     draws = math.prod(shape)
     if draws == 0:
-        return tnp.zeros(shape, np.int32 if x is None else x.dtype)
+        return tnp.zeros(shape, default_int() if x is None else x.dtype)
     if n <= 0:
         raise TenzrError("tz.random.choice: a must be greater than 0 unless no samples are taken", user_location())
     if not replace and draws > n:
@@ -359,8 +385,7 @@ def _shuffle(key: Any, values: Array) -> Array:
     for _ in range(math.ceil(3 * math.log(max(1, values.size)) / math.log(2 ** 32 - 1))):
         keys = split(current)
         current = keys[0]
-        unsigned_order = bits(keys[1], values.shape) ^ np.int32(-2 ** 31)  # (as signed ints)
-        values = tnp.take(values, tnp.argsort(unsigned_order), mode="promise_in_bounds")
+        values = tnp.take(values, tnp.argsort(bits(keys[1], values.shape)), mode="promise_in_bounds")
     return values
 
 
@@ -665,7 +690,7 @@ def _poisson_knuth(key: Any, lam: Array) -> Array:
         k = tnp.where(log_product > -lam, k + 1, k)
         return k, key, log_product + tnp.log(uniform(sub, lam.shape, lam.dtype))
 
-    start = (tnp.zeros(lam.shape, np.int32), _words(key), tnp.zeros_like(lam))
+    start = (tnp.zeros(lam.shape, np.int32), _unsigned(_words(key)), tnp.zeros_like(lam))
     return _while_any(lambda s: s[2] > -lam, step, start)[0] - 1
 
 
@@ -689,7 +714,7 @@ def _poisson_rejection(key: Any, lam: Array) -> Array:
         accept = ((u_shifted >= 0.07) & (v <= v_r)) | (~reject & (s <= t))
         return tnp.where(accept, k, k_out), accepted | accept, keys[0]
 
-    start = (tnp.full_like(lam, -1.0), tnp.zeros(lam.shape, bool), _words(key))
+    start = (tnp.full_like(lam, -1.0), tnp.zeros(lam.shape, bool), _unsigned(_words(key)))
     return _while_any(lambda s: ~s[1], step, start)[0].astype(np.int32)
 
 
@@ -726,7 +751,7 @@ def _binomial_inversion(key: Any, count: Array, prob: Array) -> Array:
         gap = tnp.ceil(tnp.log(uniform(keys[0], prob.shape, prob.dtype)) / log1m_prob)
         return gaps, gap_sum + gap, keys[1]
 
-    start = (tnp.zeros_like(prob), tnp.zeros_like(prob), _words(key))
+    start = (tnp.zeros_like(prob), tnp.zeros_like(prob), _unsigned(_words(key)))
     return _while_any(lambda s: s[1] <= count, step, start)[0] - 1
 
 
@@ -773,7 +798,7 @@ def _btrs(key: Any, count: Array, prob: Array) -> Array:
         accept = quick | (~reject & (log_v <= bound))
         return tnp.where(accept, k, k_out), accepted | accept, keys[0]
 
-    start = (tnp.full_like(prob, -1.0), tnp.zeros(prob.shape, bool), _words(key))
+    start = (tnp.full_like(prob, -1.0), tnp.zeros(prob.shape, bool), _unsigned(_words(key)))
     return _while_any(lambda s: ~s[1], step, start)[0]
 
 

@@ -33,6 +33,7 @@ from tenzr.core import (
     Trace,
     api_boundary,
     asarray,
+    check_callable,
     context,
     current_trace,
     dtype_alone,
@@ -451,6 +452,7 @@ class jit(Traceable):  # JAX's name
                  static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = (),
                  donate_argnames: str | Sequence[str] = (), keep_unused: bool = False, inline: bool = False):
         del donate_argnums, donate_argnames, keep_unused, inline  # (see above)
+        check_callable(fn, "jit")
         self.fn: Callable = fn.fn if isinstance(fn, jit) else fn
         self.target = as_target(target)
         self.static_argnums, self.static_argnames = _static_arguments(self.fn, static_argnums, static_argnames)
@@ -543,6 +545,7 @@ def eval_shape(fn: Callable, *args: Any, **kwargs: Any) -> Any:
     >>> tz.eval_shape(lambda x: x @ x.T, tz.ShapeDtypeStruct((3, 2), np.float32))
     ShapeDtypeStruct(shape=(3, 3), dtype=float32)
     """
+    check_callable(fn, "eval_shape")
     with _TRACING, context(), ir.Location.unknown():
         traced = trace_into(Trace(new_module()), lambda a, k: fn(*a, **k), (args, kwargs), "eval_shape")
         return unflatten(traced.out_tree, [ShapeDtype(s.shape, numpy_dtype(s.dtype)) for s in traced.result_specs])
@@ -580,6 +583,7 @@ def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (), axis_env
         %0 = "tenzr.exp"(%arg0) : (tensor<2xf32>) -> tensor<2xf32>
     ...
     """
+    check_callable(fun, "make_jaxpr")
     if axis_env is not None or abstracted_axes is not None:
         raise TenzrError("make_jaxpr: axis_env and abstracted_axes are not supported (Tenzr has no named axes "
                          "and traces static shapes)")
@@ -780,6 +784,7 @@ def grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, 
     >>> tz.grad(lambda x: (x * x).sum())(np.array([1.0, 2.0], np.float32))
     array([2., 4.], dtype=float32)
     """
+    check_callable(fn, "grad")
     return _Gradient(fn, argnums, has_aux, target, with_value=False, holomorphic=holomorphic, allow_int=allow_int)
 
 
@@ -792,6 +797,7 @@ def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool
     >>> float(value), g
     (9.0, array([6.], dtype=float32))
     """
+    check_callable(fn, "value_and_grad")
     return _Gradient(fn, argnums, has_aux, target, with_value=True, holomorphic=holomorphic, allow_int=allow_int)
 
 
@@ -877,6 +883,7 @@ def vjp(fn: Callable, *primals: Any, has_aux: bool = False, target: str | Target
     >>> pullback(np.array([1.0, 2.0], np.float32))
     (array([3., 6.], dtype=float32),)
     """
+    check_callable(fn, "vjp")
     target = as_target(target)
     seen = None
     if traced_call(primals):
@@ -1041,6 +1048,7 @@ def checkpoint(fun: Callable, prevent_cse: bool = True, policy: Any = None,
     A loop's adjoint already keeps only the carries and recomputes each iteration, so a
     checkpointed loop body changes nothing there. `prevent_cse` is always on; `policy`
     (which values to keep anyway) and `static_argnums` are not supported yet."""
+    check_callable(fun, "checkpoint")
     if policy is not None or static_argnums:
         raise TenzrError("tz.checkpoint: policy and static_argnums are not supported yet")
     del prevent_cse

@@ -17,6 +17,16 @@ def x64():
     tz.config.update("jax_enable_x64", False)
 
 
+@pytest.fixture
+def jax_without_x64():
+    """JAX with jax_enable_x64 off for one test, as Tenzr is by default: the modules that
+    compare with JAX in 64 bits turn JAX's on as they are imported, for every test after."""
+    import jax
+
+    with jax.enable_x64(False):
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _close_vulkan_devices():
     """Closes a Vulkan device a test left open. IREE's Vulkan device on Mesa's lavapipe keeps

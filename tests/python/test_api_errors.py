@@ -57,7 +57,7 @@ MISUSE = [
     ("has_aux_scalar", lambda: tz.grad(lambda x: x.sum(), has_aux=True)(ONES), "needs f to return a pair (output, "
      "aux), but it returned a single Array"),
     ("population_count_of_floats", lambda: tz.lax.population_count(ONES), "population_count: takes integer tensors "
-     "(i32, i64), got f64"),
+     "(i8 to i64, ui8 to ui64), got f64"),
     ("reduce_precision_bits", lambda: tz.lax.reduce_precision(ONES, 0, 2), "reduce_precision: keeps 0 exponent and 2 "
      "mantissa bits: it needs at least one exponent bit"),
     ("approx_min_k_of_ints", lambda: tz.lax.approx_min_k(np.array([5, -2 ** 31, 3], np.int32), 2),

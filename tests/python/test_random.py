@@ -23,6 +23,7 @@ def _words(x):
 @pytest.mark.parametrize("seed", [0, 42, 2 ** 40 + 5, -3])
 def test_keys_split_and_fold_in_give_jaxs_words(seed):
     key, jkey = tz.random.PRNGKey(seed), jax.random.PRNGKey(seed)
+    assert key.dtype == tz.random.split(key).dtype == tz.random.bits(key).dtype == jkey.dtype == np.uint32
     np.testing.assert_array_equal(_words(key), jkey)
     np.testing.assert_array_equal(_words(tz.random.split(key)), jax.random.split(jkey))
     np.testing.assert_array_equal(_words(tz.random.split(key, (2, 3))), jax.random.split(jkey, (2, 3)))
@@ -94,6 +95,29 @@ def test_randint_draws_jaxs_int32_numbers():
         assert got.dtype == want.dtype == np.int32, case
         np.testing.assert_array_equal(got, want, err_msg=str(case))
     np.testing.assert_array_equal(tz.random.randint(key, (5, 3), -3, 7), theirs[1])
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_randint_and_bits_of_every_integer_type_are_jaxs(wide):
+    """8- to 64-bit, signed and unsigned (64-bit ones with x64), inside jit: bounds past the
+    type's range are clipped as JAX clips them."""
+    kinds = ["int8", "uint8", "int16", "uint16", "int32", "uint32"] + (["int64", "uint64"] if wide else [])
+    bounds = [(0, 10), (-5, 5), (-128, 300), (7, -2), (0, 2 ** 31 - 1), (-2 ** 31, 2 ** 31 - 1)]
+    with jax.enable_x64(wide):
+        before = tz.config.read("jax_enable_x64")
+        tz.config.update("jax_enable_x64", wide)
+        try:
+            unsigned = [k for k in kinds if k.startswith("u")]
+            ours = tz.jit(lambda k: ([tz.random.randint(k, (6,), lo, hi, kind) for kind in kinds for lo, hi in bounds],
+                                     [tz.random.bits(k, (5,), kind) for kind in unsigned]))(tz.random.PRNGKey(7))
+        finally:
+            tz.config.update("jax_enable_x64", before)
+        jkey = jax.random.PRNGKey(7)
+        theirs = ([jax.random.randint(jkey, (6,), lo, hi, kind) for kind in kinds for lo, hi in bounds],
+                  [jax.random.bits(jkey, (5,), kind) for kind in unsigned])
+    for got, want in zip([*ours[0], *ours[1]], [*theirs[0], *theirs[1]], strict=True):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
 
 
 def test_bad_keys_are_clear_errors():
