@@ -448,6 +448,7 @@ class jit(Traceable):  # JAX's name
             return functools.partial(cls, *args, **kwargs)
         return super().__new__(cls)
 
+    @api_boundary
     def __init__(self, fn: Callable, target: str | Target = "cpu", static_argnums: int | Sequence[int] = (),
                  static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = (),
                  donate_argnames: str | Sequence[str] = (), keep_unused: bool = False, inline: bool = False):
