@@ -93,15 +93,23 @@ def _calls(func: ir.Operation) -> list[tuple[str, ir.Location]]:
     return found
 
 
-_UNSUPPORTED_ON_PORTABLE_VULKAN = re.compile(r"[x<]f64>")
+_UNSUPPORTED_ON_PORTABLE_VULKAN = {
+    re.compile(r"[x<]f64>"): "float64 is not supported by IREE's portable Vulkan target (IREE would silently demote it "
+                             "to float32); use float32, or name a GPU with float64 via Target(vulkan_target=...)",
+    re.compile(r"[x<]u?i(?:8|16)>"): "8- and 16-bit integers are not supported by IREE's portable Vulkan target (IREE "
+                                     "3.13 computed wrong sorts and sums with them on lavapipe); use int32, or name a "
+                                     "GPU via Target(vulkan_target=...)"}
+"""What IREE's portable Vulkan target cannot be trusted with, and what to say."""
 
 
 def prepare_for_target(module: ir.Operation, target: Target) -> None:
-    """Runs `target`'s pipeline (TARGET_PIPELINES) on a lowered module. Float64 is refused
-    on IREE's portable Vulkan target, which would silently demote it."""
-    if target.name == "vulkan" and not target.vulkan_target and _UNSUPPORTED_ON_PORTABLE_VULKAN.search(str(module)):
-        raise TenzrError("float64 is not supported by IREE's portable Vulkan target (IREE would silently demote it "
-                         "to float32); use float32, or name a GPU with float64 via Target(vulkan_target=...)")
+    """Runs `target`'s pipeline (TARGET_PIPELINES) on a lowered module. Float64 and 8- and
+    16-bit integers are refused on IREE's portable Vulkan target (_UNSUPPORTED_ON_PORTABLE_VULKAN)."""
+    if target.name == "vulkan" and not target.vulkan_target:
+        text = str(module)
+        for unsupported, why in _UNSUPPORTED_ON_PORTABLE_VULKAN.items():
+            if unsupported.search(text):
+                raise TenzrError(why)
     pipeline = TARGET_PIPELINES.get(target.name) if target.name != "vulkan" or not target.vulkan_target else None
     if pipeline is not None:
         run_pipeline(module, parse_pipeline(pipeline), verify_each=False)

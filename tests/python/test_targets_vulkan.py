@@ -102,9 +102,14 @@ def test_results_stay_on_the_device_between_calls(monkeypatch):
 
 
 @needs_vulkan
-def test_float64_on_portable_vulkan_is_a_clear_error():
+def test_float64_and_small_integers_on_portable_vulkan_are_clear_errors():
+    """(8- and 16-bit integers: the max of five uint8s came back 0, their reversed sort and
+    v + 1 beside it wrong, even widened at the function's boundary.)"""
     with pytest.raises(tz.TenzrError, match="float64 is not supported by IREE's portable Vulkan target"):
         tz.jit(lambda v: v * 2.0, target="vulkan")(np.ones(3))
+    for dtype in (np.uint8, np.int16):
+        with pytest.raises(tz.TenzrError, match="8- and 16-bit integers are not supported by IREE's portable Vulkan"):
+            tz.jit(lambda v: v.max(), target="vulkan")(np.ones(5, dtype))
 
 
 def _polling_threads() -> set[str]:
