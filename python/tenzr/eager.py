@@ -45,6 +45,11 @@ class _Plan:
 _PLANS: dict[Any, _Plan] = {}
 
 
+def forget_plans() -> None:
+    """Forgets the eager calls' programs (`tz.clear_caches`)."""
+    _PLANS.clear()
+
+
 def call_eagerly(fn: Callable, args: tuple, kwargs: dict) -> Any:
     """`fn(*args, **kwargs)` run now (compiled once per signature, see the module doc)."""
     leaves, tree = flatten((args, kwargs))

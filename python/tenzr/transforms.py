@@ -336,13 +336,17 @@ def clear_caches() -> None:
     device on Mesa's lavapipe keeps two threads polling while it is open, so a process done
     with Vulkan gets two cores back this way. The CPU device stays open: CPU results live
     in its memory."""
+    from tenzr.eager import forget_plans  # (eager calls build on this module)
     from tenzr.runtime import close_devices
 
     _COMPILED.clear()
     _RETRACED.clear()
+    forget_plans()
     forget_loaded()
     close_devices()
     gc.collect()  # IREE's SystemContext refers to itself (through its bound modules)
+
+
 
 
 def traced_call(args: Any) -> bool:

@@ -737,6 +737,20 @@ def test_import_leaves_the_runtime_for_later():
     assert done.stdout.strip() == "[]"
 
 
+def test_a_script_ends_without_the_runtimes_leak_report():
+    """Programs kept in memory to the end (an eager call's, a jitted function's) and a result
+    in the CPU device's memory: nanobind printed 146 lines of "leaked instance" on stderr as
+    such a script ended."""
+    script = ("import numpy as np, tenzr as tz\n"
+              "x = tz.asarray(np.arange(6.0, dtype=np.float32))\n"
+              "f = tz.jit(lambda v: v * 2)\n"
+              "kept = f(x)\n"
+              "print(tz.searchsorted(x, x), kept)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert "[0 1 2 3 4 5]" in done.stdout
+    assert "leaked" not in done.stderr, done.stderr[:500]
+
+
 def test_grad_of_grad_matches_finite_differences_of_the_gradient():
     """tenzr-grad reads its own StableHLO output, so the gradient of a gradient is one
     program: ∇(∇f · v) = H v, against central differences of the (compiled) gradient."""
