@@ -32,13 +32,14 @@ import numpy as np
 
 from tenzr import numpy_api as tnp
 from tenzr import numpy_lib as tlib
-from tenzr.control import while_loop
+from tenzr.control import scan, while_loop
 from tenzr.core import Array, asarray, check_arguments, dtype_name, emit, promote, shape_tuple, user_location
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.types import INT_TYPES, UNSIGNED_TYPES, numpy_dtype
 from tenzr.flags import default_float, default_int
 from tenzr.forward import custom_jvp
+from tenzr.lax import cumsum as _cumsum
 from tenzr.lax import top_k as _top_k
 from tenzr.linalg import cholesky, diagonal, eigh, qr, svd
 from tenzr.neural import softmax
@@ -46,8 +47,8 @@ from tenzr.scipy.special import digamma, gammaln
 from tenzr.tree_util import tree_map
 
 __all__ = ["PRNGKey", "ball", "bernoulli", "beta", "binomial", "bits", "categorical", "cauchy", "chisquare", "choice",
-           "dirichlet", "double_sided_maxwell", "exponential", "f", "fold_in", "gamma", "generalized_normal",
-           "geometric", "gumbel", "key", "laplace", "loggamma", "logistic", "lognormal", "maxwell",
+           "clone", "dirichlet", "double_sided_maxwell", "exponential", "f", "fold_in", "gamma", "generalized_normal",
+           "geometric", "gumbel", "key", "laplace", "loggamma", "logistic", "lognormal", "maxwell", "multinomial",
            "multivariate_normal", "normal", "orthogonal", "pareto", "permutation", "poisson", "rademacher", "randint",
            "rayleigh", "split", "t", "triangular", "truncated_normal", "uniform", "wald", "weibull_min"]
 
@@ -716,6 +717,34 @@ def _poisson_rejection(key: Any, lam: Array) -> Array:
 
     start = (tnp.full_like(lam, -1.0), tnp.zeros(lam.shape, bool), _unsigned(_words(key)))
     return _while_any(lambda s: ~s[1], step, start)[0].astype(np.int32)
+
+
+def multinomial(key: Any, n: Any, p: Any, *, shape: Sequence[int] | None = None, dtype: Any = None,
+                unroll: int | bool = 1) -> Array:
+    """Counts of n draws among the outcomes along p's last axis (of shape `shape` + p's last
+    dim, or p's), as floats: JAX's, one binomial per outcome in turn, of what remains with
+    the outcome's share of the probability left (so its numbers too)."""
+    kind = _float_kind(dtype)
+    count, prob = promote(tnp._float(n), tnp._float(p))
+    shape = prob.shape if shape is None else shape_tuple(shape)
+    if not shape:
+        raise TenzrError("tz.random.multinomial: p needs an axis of outcomes", user_location())
+    count, prob = tnp.broadcast_to(count, shape[:-1]), tnp.moveaxis(tnp.broadcast_to(prob, shape), -1, 0)
+    left = _cumsum(prob, 0, reverse=True)
+    ratios = prob / tnp.where(left == 0, 1, left)
+
+    def step(remainder: Array, ratio_key: tuple[Array, Array]) -> tuple[Array, Array]:
+        ratio, k = ratio_key
+        drawn = binomial(k, remainder, tnp.clip(ratio, 0, 1), dtype=remainder.dtype)
+        return remainder - drawn, drawn
+
+    _, counts = scan(step, count, (ratios, split(key, ratios.shape[0])), unroll=unroll)
+    return tnp.moveaxis(counts, 0, -1).astype(kind)
+
+
+def clone(key: Any) -> Array:
+    """`key` itself (JAX's: only its key-reuse checker tells a clone apart)."""
+    return tnp.asarray(key)
 
 
 def binomial(key: Any, n: Any, p: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:

@@ -120,6 +120,21 @@ def test_randint_and_bits_of_every_integer_type_are_jaxs(wide):
         np.testing.assert_array_equal(got, want)
 
 
+def test_multinomial_draws_jaxs_counts():
+    """Inside jit and eagerly, with n broadcast to a batch shape, and clone is the key."""
+    key, jkey = tz.random.PRNGKey(3), jax.random.PRNGKey(3)
+    p = np.array([0.2, 0.5, 0.3], np.float32)
+    n = np.array([5.0, 50.0], np.float32)
+    ours = tz.jit(lambda k: (tz.random.multinomial(k, n, p, shape=(2, 3)),
+                             tz.random.multinomial(k, 100.0, p[::-1])))(key)
+    with jax.enable_x64(False):
+        theirs = (jax.random.multinomial(jkey, n, p, shape=(2, 3)), jax.random.multinomial(jkey, 100.0, p[::-1]))
+    for got, want in zip(ours, theirs, strict=True):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(tz.random.multinomial(tz.random.clone(key), n, p, shape=(2, 3)), theirs[0])
+
+
 def test_bad_keys_are_clear_errors():
     with pytest.raises(tz.TenzrError, match=r"a key has shape \(2,\)"):
         tz.random.normal(np.zeros(3, np.int32), (2,))
