@@ -76,20 +76,11 @@ class GatherScatterMode(enum.Enum):
     PROMISE_IN_BOUNDS = 2
 
 
-def scatter(operand: Any, scatter_indices: Any, updates: Any, dimension_numbers: Any = None, *,
-            indices_are_sorted: bool = False, unique_indices: bool = False, mode: Any = None,
-            axis: int | None = None) -> Array:
-    """JAX's `lax.scatter` (given ScatterDimensionNumbers): operand with the update windows
-    written at scatter_indices, the last write winning where windows overlap.
-
-    Given no dimension numbers (or an int, `axis`), the `tenzr.scatter` op as written:
-    x with the slices at 1-d `indices` along `axis` (0 by default) combined with `updates`
-    by `mode`, "set" (the default), "add", "multiply", "min" or "max"; `updates` has x's
-    shape with dim `axis` replaced by len(indices)."""
-    if dimension_numbers is None or isinstance(dimension_numbers, (int, np.integer)):
-        x, updates = promote(operand, updates)
-        along = axis if axis is not None else 0 if dimension_numbers is None else int(dimension_numbers)
-        return emit(T.scatter, x, asarray(scatter_indices), updates, axis=along, mode="set" if mode is None else mode)
+def scatter(operand: Any, scatter_indices: Any, updates: Any, dimension_numbers: Any, *,
+            indices_are_sorted: bool = False, unique_indices: bool = False, mode: Any = None) -> Array:
+    """JAX's `lax.scatter`: operand with the update windows written at scatter_indices, the
+    last write winning where windows overlap. (Along one axis, `x.at[indices].set(updates)`
+    is simpler.)"""
     return _scatter("set", operand, scatter_indices, updates, dimension_numbers, mode)
 
 
@@ -127,13 +118,16 @@ def _scatter(how: str, operand: Any, scatter_indices: Any, updates: Any, dimensi
     if not np.issubdtype(idx.dtype, np.integer):
         raise TenzrError(f"lax.{name}: scatter_indices must be integers, got {idx.dtype}", user_location())
     clip = _scatter_mode(mode, name) is GatherScatterMode.CLIP
+    if not isinstance(dimension_numbers, ScatterDimensionNumbers):
+        raise TenzrError(f"lax.{name}: dimension_numbers must be a tz.lax.ScatterDimensionNumbers, as JAX's, got "
+                         f"{dimension_numbers!r} (to combine slices along one axis: x.at[indices].set(updates), "
+                         ".add, .multiply, .min or .max)", user_location())
+    dn = dimension_numbers
     try:
-        dn = dimension_numbers if isinstance(dimension_numbers, ScatterDimensionNumbers) else \
-            ScatterDimensionNumbers(*(tuple(int(d) for d in dims) for dims in dimension_numbers))
         window_dims, inserted, to_operand, op_batch, idx_batch = (tuple(int(d) for d in dims) for dims in dn)
     except (TypeError, ValueError):
-        raise TenzrError(f"lax.{name}: dimension_numbers must be a ScatterDimensionNumbers, got "
-                         f"{dimension_numbers!r}", user_location()) from None
+        raise TenzrError(f"lax.{name}: the fields of dimension_numbers must be sequences of ints, got {dn!r}",
+                         user_location()) from None
     if idx.ndim == 0:
         idx = tnp.reshape(idx, (1,))
     scatter_dims = [d for d in range(upd.ndim) if d not in window_dims]
@@ -814,15 +808,14 @@ def reduce_or(operand: Any, axes: Sequence[int]) -> Array:
 
 def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], Any], dimensions: Sequence[int]) -> Any:
     """JAX's `lax.reduce` for one operand and the monoids it recognizes: `computation` is
-    `tz.lax.add`, `mul`, `max` or `min` (or their tz names); the init value is folded in
-    once."""
-    reducer = _REDUCERS.get(computation)
+    `tz.lax.add`, `mul`, `max`, `min` or `bitwise_xor` (or their tz names); the init value
+    is folded in once."""
+    reducer = _MONOIDS.get(computation)
     if reducer is None or isinstance(operands, (tuple, list)):
-        raise TenzrError("lax.reduce: reduces one operand with tz.lax.add, mul, max or min (or tz.add, tz.multiply, "
-                         f"tz.maximum, tz.minimum), got {computation!r}", user_location())
+        raise TenzrError("lax.reduce: reduces one operand with tz.lax.add, mul, max, min or bitwise_xor (or tz.add, "
+                         f"tz.multiply, tz.maximum, tz.minimum, tz.bitwise_xor), got {computation!r}", user_location())
     x, axes = asarray(operands), tuple(dimensions)
-    totals: dict[Any, Callable[..., Array]] = {_ADD: tnp.sum, _MUL: tnp.prod, max: tnp.max, min: tnp.min}
-    total = totals[reducer](x, axes)
+    total = _REDUCTIONS[reducer](x, axes)
     return reducer(total, tnp.asarray(init_values, x.dtype))
 
 
@@ -955,9 +948,11 @@ def reduce_xor(operand: Any, axes: Sequence[int]) -> Array:
     x = asarray(operand)
     if not (x.dtype == np.bool_ or np.issubdtype(x.dtype, np.integer)):
         raise TenzrError(f"reduce_xor: needs a boolean or integer operand, got {x.dtype}", user_location())
-    axes = tuple(_axis(a, x.ndim) for a in axes)
-    kept = [d for d in range(x.ndim) if d not in axes]
-    x = tnp.transpose(x, (*kept, *axes))
+    dims = tuple(_axis(a, x.ndim) for a in axes)
+    if len(set(dims)) != len(dims):
+        raise TenzrError(f"reduce_xor: axes {tuple(axes)} name a dim more than once", user_location())
+    kept = [d for d in range(x.ndim) if d not in dims]
+    x = tnp.transpose(x, (*kept, *dims))
     x = tnp.reshape(x, (*x.shape[:len(kept)], -1))
     if x.shape[-1] == 0:
         return tnp.zeros(x.shape[:-1], x.dtype)
@@ -1102,26 +1097,32 @@ _ZETA_TAIL = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791
 
 
 def zeta(x: Any, q: Any) -> Array:
-    """The Hurwitz zeta function Σ_k (q + k)^-x, for x > 1 and q > 0 (Cephes's Euler-Maclaurin
-    sum: ten terms, then the tail). As JAX's: inf at x = 1 and at integer q <= 0, NaN for
-    x < 1. Unlike JAX's, NaN also for non-integer q < 0 (JAX sums from there when x is an
-    integer)."""
+    """The Hurwitz zeta function Σ_k (q + k)^-x, for x > 1, as JAX's (XLA's): the first ten
+    terms, then the Euler-Maclaurin tail from q + 10. For q <= 0, x must be an integer (NaN
+    otherwise), and integer q <= 0 is a pole: inf for even x, NaN for odd x. inf at x = 1,
+    NaN for x < 1. As JAX's, inaccurate for q below about -8, where q + 10 is too small for
+    the tail."""
     x, q = promote(tnp._float(x), q)
     x, q = tlib.broadcast_arrays(x, q)
-    ok = (x > 1) & (q > 0)
+    integer_x, integer_q = x == tnp.floor(x), q == tnp.floor(q)
+    ok = (x > 1) & ((q > 0) | (integer_x & ~integer_q))
     xs, qs = tnp.where(ok, x, 2.0), tnp.where(ok, q, 1.0)  # (a finite sum wherever the answer is not)
-    total = tnp.zeros_like(xs)
+    head = tnp.zeros_like(xs)
     for k in range(10):
-        total = total + tnp.power(qs + k, -xs)
-    w = qs + 9
-    last = tnp.power(w, -xs)
-    total = total + last * w / (xs - 1) - 0.5 * last
-    term = xs * last / w  # x (x+1) ... (x+2j-2) w^(-x-2j+1), carried so it cannot overflow
+        head = head + tnp.power(qs + k, -xs)
+    w = qs + 10
+    first = tnp.power(w, -xs)
+    total = head + first * w / (xs - 1) + 0.5 * first
+    term = xs * first / w  # x (x+1) ... (x+2j-2) w^(-x-2j+1), carried so it cannot overflow
     for j, divisor in enumerate(_ZETA_TAIL):
         total = total + term / divisor
         term = term * (xs + 2 * j + 1) * (xs + 2 * j + 2) / (w * w)
-    pole = (x == 1) | ((q <= 0) & (q == tnp.floor(q)))
-    return tnp.where(pole, np.inf, tnp.where(ok, total, np.nan))
+    # (XLA's: the tail is left out where it is below the head's resolution)
+    total = tnp.where(tnp.abs(first) < tnp.abs(head) * np.finfo(xs.dtype).tiny, head, total)
+    pole = (q <= 0) & integer_q
+    even_x = integer_x & (tnp.remainder(x, 2.0) == 0)
+    out = tnp.where(pole & even_x, np.inf, tnp.where(ok, total, np.nan))
+    return tnp.where(x == 1, np.inf, out)
 
 
 def polygamma(m: Any, x: Any) -> Array:
@@ -1139,9 +1140,13 @@ def polygamma(m: Any, x: Any) -> Array:
 
 
 check_arguments(globals(), "tz.lax.")
-_ADD, _MUL = globals()["add"], globals()["mul"]
+_ADD, _MUL, _XOR = globals()["add"], globals()["mul"], globals()["bitwise_xor"]
 _REDUCERS.update({_ADD: _ADD, _MUL: _MUL, max: max, min: min})
 _REDUCERS.update({tnp.add: _ADD, tnp.multiply: _MUL, tnp.maximum: max, tnp.minimum: min})
+# `reduce` takes XOR too (reduce_window, for pooling, does not), and reduces whole axes with:
+_MONOIDS = {**_REDUCERS, _XOR: _XOR, tnp.bitwise_xor: _XOR}
+_REDUCTIONS: dict[Any, Callable[[Array, tuple[int, ...]], Array]] = {
+    _ADD: tnp.sum, _MUL: tnp.prod, max: tnp.max, min: tnp.min, _XOR: reduce_xor}
 
 
 def conv_dimension_numbers(lhs_shape: Sequence[int], rhs_shape: Sequence[int],

@@ -13,6 +13,7 @@ from tenzr.core import Array, asarray, check_arguments, emit, promote, user_loca
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.flags import default_float
+from tenzr.forward import custom_jvp
 from tenzr.pytree import flatten, unflatten
 
 
@@ -206,9 +207,19 @@ def sparse_sigmoid(x: Any) -> Array:
 
 
 def log1mexp(x: Any) -> Array:
-    """log(1 - exp(-x)) for x >= 0, accurate at both ends (Mächler's switch at log 2)."""
-    x = tnp._float(x)
+    """log(1 - exp(-x)) for x >= 0, accurate at both ends (Mächler's switch at log 2); its
+    derivative is 1 / expm1(x), as JAX's (inf at 0)."""
+    return _log1mexp(tnp._float(x))
+
+
+def _log1mexp_switch(x: Array) -> Array:
     return tnp.where(x < float(np.log(2.0)), tnp.log(-tnp.expm1(-x)), tnp.log1p(-tnp.exp(-x)))
+
+
+# (A custom rule: differentiating the `where` would differentiate the branch not taken too,
+# whose infinite slope near 0 turns the gradient into NaN.)
+_log1mexp = custom_jvp(_log1mexp_switch)
+_log1mexp.defjvps(lambda g, ans, x: g / tnp.expm1(x))
 
 
 def logmeanexp(x: Any, axis: Any = None, where: Any = None, keepdims: bool = False) -> Array:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import inspect
 import itertools
 import math
 import operator
@@ -38,6 +39,7 @@ from tenzr.dialect.types import HALF_TYPES, numpy_dtype
 from tenzr.flags import default_float, default_int, requested_dtype
 from tenzr.numpy_api import (
     _axes,
+    _Fixed,
     _float,
     _index_array,
     _no_out,
@@ -46,7 +48,6 @@ from tenzr.numpy_api import (
     arange,
     arctan2,
     argsort,
-    around,
     broadcast_to,
     ceil,
     clip,
@@ -61,8 +62,10 @@ from tenzr.numpy_api import (
     isinf,
     isnan,
     logical_and,
+    logical_not,
     logical_or,
     matmul,
+    maximum,
     mean,
     moveaxis,
     ones,
@@ -79,6 +82,7 @@ from tenzr.numpy_api import (
     sum,  # noqa: A004
     swapaxes,
     take,
+    take_along_axis,
     transpose,
     where,
     zeros,
@@ -1041,36 +1045,60 @@ _QUANTILE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
 
 def quantile(a: ArrayLike, q: ArrayLike, axis: Any = None, method: str = "linear", keepdims: bool = False,
              *, interpolation: str | None = None) -> Array:
-    """The q-th quantiles (q in [0, 1], a number or an array) along `axis` (None: all),
-    between sorted values as `method` says (NumPy's "linear" by default)."""
-    method = interpolation or method
+    """The q-th quantiles (q in [0, 1], a number or a 1-d array, whose dims come first)
+    along `axis` (None: all), NaN where there is a NaN; between sorted values as `method`
+    says (see `_quantile`)."""
+    return _quantile("quantile", a, q, axis, interpolation or method, keepdims, squash_nans=False)
+
+
+def _quantile(what: str, a: ArrayLike, q: ArrayLike, axis: Any, method: str, keepdims: bool, *,
+              squash_nans: bool) -> Array:
+    """quantile's and nanquantile's body, as JAX's `_quantile`: the values along `axis`
+    sorted, q placed at q * (count - 1) among them, count the number of values (with
+    `squash_nans` those that are not NaN, else all: any NaN makes the result NaN), and
+    between the two values around that place "linear" interpolates, "lower" and "higher"
+    take one, "nearest" the nearer (the lower at a tie, as JAX's), "midpoint" their mean."""
     if method not in _QUANTILE_METHODS:
-        raise TenzrError(f"quantile: method must be one of {', '.join(_QUANTILE_METHODS)}, got {method!r}",
+        raise TenzrError(f"{what}: method must be one of {', '.join(_QUANTILE_METHODS)}, got {method!r}",
                          user_location())
     a = _float(a)
-    axes = _axes(axis, a.ndim)
-    moved = moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim)))
-    flat = reshape(moved, (*moved.shape[:a.ndim - len(axes)], -1))
-    ordered = sort(flat, axis=-1)
-    n = ordered.shape[-1]
+    if a.spec.is_complex:
+        raise TenzrError(f"{what}: complex arrays are not supported (they have no order)", user_location())
     q = asarray(q).astype(a.dtype)
-    position = q * (n - 1)
+    if q.ndim > 1:
+        raise TenzrError(f"{what}: q must be a number or 1-d, got shape {q.shape}", user_location())
+    axes = _axes(axis, a.ndim)
+    kept = a.ndim - len(axes)
+    moved = moveaxis(a, axes, tuple(range(kept, a.ndim)))
+    ordered = sort(reshape(moved, (*moved.shape[:kept], -1)), axis=-1)  # (NaNs last)
+    if squash_nans:
+        count = sum(logical_not(isnan(ordered)), -1, dtype=a.dtype)
+    else:
+        ordered = where(any(isnan(ordered), axis=-1, keepdims=True), np.nan, ordered)
+        count = full(ordered.shape[:-1], ordered.shape[-1], a.dtype)
+    position = reshape(q, q.shape + (1,) * kept) * (count - 1)  # [*q dims, *kept dims]
     low, high = floor(position), ceil(position)
-    if method == "lower":
-        high = low
+    weight = position - low
+    ordered = broadcast_to(ordered, q.shape + ordered.shape)
+
+    def at(i: Array) -> Array:
+        i = clip(i, 0, maximum(count - 1, 0)).astype(np.int32)
+        return take_along_axis(ordered, expand_dims(i, -1), -1, mode="promise_in_bounds")[..., 0]
+
+    lo, hi = at(low), at(high)
+    if method == "linear":
+        result = lo * (1 - weight) + hi * weight
+    elif method == "lower":
+        result = lo
     elif method == "higher":
-        low = high
+        result = hi
     elif method == "nearest":
-        low = high = around(position)  # (halves to the even one, as NumPy)
-    weight = 0.5 if method == "midpoint" else position - low
-    lo = take(ordered, low.astype(np.int32), axis=-1, mode="promise_in_bounds")
-    hi = take(ordered, high.astype(np.int32), axis=-1, mode="promise_in_bounds")
-    out = lo + (hi - lo) * weight
-    out = moveaxis(out, tuple(range(ordered.ndim - 1, out.ndim)), tuple(range(q.ndim)))  # q's dims first
+        result = where(weight <= 0.5, lo, hi)
+    else:
+        result = (lo + hi) * 0.5
     if keepdims:
-        kept = [1 if d in axes else a.shape[d] for d in range(a.ndim)]
-        out = reshape(out, (*q.shape, *kept))
-    return out
+        result = reshape(result, (*q.shape, *(1 if d in axes else a.shape[d] for d in range(a.ndim))))
+    return result
 
 
 def percentile(a: ArrayLike, q: ArrayLike, axis: Any = None, method: str = "linear", keepdims: bool = False,
@@ -1081,7 +1109,7 @@ def percentile(a: ArrayLike, q: ArrayLike, axis: Any = None, method: str = "line
 
 def median(a: ArrayLike, axis: Any = None, keepdims: bool = False) -> Array:
     """The middle value along `axis` (the mean of the two middle ones for an even count)."""
-    return quantile(a, 0.5, axis, keepdims=keepdims)
+    return quantile(a, 0.5, axis, "midpoint", keepdims)
 
 
 def cov(m: ArrayLike, y: ArrayLike = None, rowvar: bool = True, bias: bool = False, ddof: int | None = None,
@@ -1128,10 +1156,13 @@ def bincount(x: ArrayLike, weights: ArrayLike = None, minlength: int = 0, *, len
     return sum(where(hits, values[..., None], 0), axis=tuple(range(x.ndim)))
 
 
+_NEEDS_SIZE = ("pass size= (the number of results depends on the values, and must be known while tracing, as in "
+               "JAX under jit)")
+
+
 def _sized(what: str, size: int | None) -> int:
     if size is None:
-        raise TenzrError(f"{what}: pass size= (the number of results depends on the values, and must be known "
-                         "while tracing, as in JAX under jit)", user_location())
+        raise TenzrError(f"{what}: {_NEEDS_SIZE}", user_location())
     if int(size) < 0:
         raise TenzrError(f"{what}: size must not be negative, got {size}", user_location())
     return int(size)
@@ -1252,10 +1283,6 @@ def _not_in_place(what: str, inplace: bool) -> None:
     if inplace:
         raise TenzrError(f"{what}: tenzr arrays are immutable and cannot be changed in place; pass inplace=False for "
                          "the updated array (as JAX requires)", user_location())
-
-
-def _along(axis: int, index: Any) -> tuple:
-    return (builtins.slice(None),) * axis + (index,)
 
 
 def insert(arr: ArrayLike, obj: Any, values: ArrayLike, axis: int | None = None) -> Array:
@@ -1579,7 +1606,7 @@ def _ravel_multi_index(multi_index: Sequence[ArrayLike], dims: Sequence[int], mo
     """ravel_multi_index's body (its indices are checked for mode "raise" before)."""
     if order not in ("C", "F"):
         raise TenzrError(f"ravel_multi_index: order must be 'C' or 'F', got {order!r}", user_location())
-    dims = _shape_of(dims)
+    dims = _shape_of("ravel_multi_index", dims)
     if len(multi_index) != len(dims):
         raise TenzrError(f"ravel_multi_index: {len(multi_index)} index arrays for {len(dims)} dims", user_location())
     indices = [asarray(i) for i in multi_index]
@@ -1622,9 +1649,13 @@ def diag_indices_from(arr: ArrayLike) -> tuple[Array, ...]:
 # --------------------------------------------------------------------------- predicates and small helpers
 
 
-def _shape_of(dims: Any) -> tuple[int, ...]:
+def _shape_of(what: str, dims: Any) -> tuple[int, ...]:
     """A shape given as an int or a sequence of them."""
-    return (operator.index(dims),) if np.ndim(dims) == 0 else tuple(operator.index(d) for d in dims)
+    try:
+        return (operator.index(dims),) if np.ndim(dims) == 0 else tuple(operator.index(d) for d in dims)
+    except (TypeError, ValueError):
+        raise TenzrError(f"{what}: a shape must be an int or a sequence of ints, got {dims!r}",
+                         user_location()) from None
 
 
 def array_equiv(a1: ArrayLike, a2: ArrayLike) -> Array:
@@ -1644,7 +1675,7 @@ def fromfunction(function: Callable[..., Any], shape: Any, *, dtype: Any = float
     are)."""
     from tenzr.batching import vmap  # (batching builds on this module)
 
-    dims = _shape_of(shape)
+    dims = _shape_of("fromfunction", shape)
     fn = functools.partial(function, **kwargs) if kwargs else function
     for k in range(len(dims)):
         fn = vmap(fn, in_axes=tuple(0 if k == j else None for j in range(len(dims)))[::-1])
@@ -1676,7 +1707,7 @@ def block(arrays: Any) -> Array:
 def resize(a: ArrayLike, new_shape: Any) -> Array:
     """The flattened elements, repeated as needed, in an array of `new_shape` (zeros if a
     is empty)."""
-    dims = _shape_of(new_shape)
+    dims = _shape_of("resize", new_shape)
     if builtins.any(d < 0 for d in dims):
         raise TenzrError(f"resize: the new shape must not be negative, got {list(dims)}", user_location())
     x = ravel(a)
@@ -1702,6 +1733,39 @@ def apply_over_axes(func: Callable[[Array, int], Any], a: ArrayLike, axes: Any) 
 
 
 check_arguments(globals(), "tz.")
+
+
+def _unfixed(x: Any) -> Any:
+    return x.array if isinstance(x, _Fixed) else x
+
+
+def _reading_values(public: Callable, *names: str) -> Callable:
+    """`public`, a function check_arguments wrapped, with its arguments `names` known on the
+    host when they are NumPy arrays, in an eager call too (as under jit, and as JAX's
+    eager calls, whose NumPy arguments are concrete): they pass through as `_Fixed`."""
+    fn = inspect.unwrap(public)
+    parameters = list(inspect.signature(fn).parameters)
+    positions = [parameters.index(name) for name in names]
+
+    @functools.wraps(fn)
+    def body(*args: Any, **kwargs: Any) -> Any:
+        return fn(*map(_unfixed, args), **{k: _unfixed(v) for k, v in kwargs.items()})
+
+    body_call = checked(body, f"tz.{fn.__name__}")
+
+    @api_boundary
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        args = tuple(_Fixed(x) if i in positions and isinstance(x, np.ndarray) else x for i, x in enumerate(args))
+        kwargs = {k: _Fixed(v) if k in names and isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+        return body_call(*args, **kwargs)
+
+    return call
+
+
+insert = _reading_values(insert, "obj")
+delete = _reading_values(delete, "obj")
+resize = _reading_values(resize, "new_shape")
 
 
 # unique, left unwrapped: outside a trace it runs its body eagerly, without `size` too (see
@@ -1787,9 +1851,7 @@ def compress(condition: ArrayLike, a: ArrayLike, axis: int | None = None, *, siz
     A condition longer than the axis may be true only along it."""
     _no_out("compress", out)
     if size is None:
-        if isinstance(condition, Array):
-            _sized("compress", size)  # (raises: a traced condition needs size=, as in JAX under jit)
-        keep = np.asarray(condition).astype(bool)
+        keep = _concrete("compress", condition, _NEEDS_SIZE).astype(bool)
         length = np.size(a) if axis is None else np.shape(a)[_axes(axis, np.ndim(a))[0]]
         if keep.ndim == 1:
             if keep[length:].any():
@@ -1803,7 +1865,8 @@ def compress(condition: ArrayLike, a: ArrayLike, axis: int | None = None, *, siz
 def extract(condition: ArrayLike, arr: ArrayLike, *, size: int | None = None, fill_value: ArrayLike = 0) -> Array:
     """The elements of arr where condition (of arr's size) is true, flattened: `compress`
     of both flattened."""
-    flat = ravel(condition) if isinstance(condition, Array) else np.ravel(condition)
+    flat = ravel(condition) if isinstance(condition, Array) else \
+        np.ravel(_concrete("extract", condition, "pass the condition as one array (tz.stack its parts)"))
     return compress(flat, arr, size=size, fill_value=fill_value)
 
 
@@ -1818,11 +1881,9 @@ def ravel_multi_index(multi_index: Sequence[ArrayLike], dims: Sequence[int], mod
         raise TenzrError(f"ravel_multi_index: mode must be 'raise', 'clip', 'wrap' or 'ignore', got {mode!r}",
                          user_location())
     if mode == "raise":
-        if builtins.any(isinstance(i, Array) for i in multi_index):
-            raise TenzrError("ravel_multi_index: mode='raise' needs indices known while tracing (as in JAX); use "
-                             "mode='clip' or mode='wrap'", user_location())
-        for i, d in zip(multi_index, np.atleast_1d(dims), strict=False):
-            known = np.asarray(i)
+        for i, d in zip(multi_index, _shape_of("ravel_multi_index", dims), strict=False):
+            known = _concrete("ravel_multi_index", i, "mode='raise' needs indices known while tracing (as in JAX); "
+                              "use mode='clip' or mode='wrap'")
             if known.dtype.kind in "iu" and ((known < 0) | (known >= d)).any():
                 raise TenzrError(f"ravel_multi_index: an index is out of range for a dim of {d}", user_location())
     return _ravel_multi_index_call(multi_index, dims, mode, order, dtype)
@@ -1833,9 +1894,31 @@ def mask_indices(n: int, mask_func: Callable[[Any, int], Any], k: int = 0, *,
                  size: int | None = None) -> tuple[Array, Array]:
     """The (rows, columns) where mask_func(ones((n, n)), k) is nonzero (`tz.triu` gives the
     upper triangle's); under jit `size` must be given, as for `nonzero`."""
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TenzrError(f"mask_indices: n must be an int, got {n!r}", user_location()) from None
+    if not callable(mask_func):
+        raise TenzrError(f"mask_indices: mask_func must be a function (as tz.triu), got {mask_func!r}",
+                         user_location())
     square = np.ones((n, n), default_float()) if current_trace() is None else ones((n, n))
     rows, columns = nonzero(mask_func(square, k), size=size)
     return rows, columns
+
+
+def _concrete(what: str, x: Any, if_traced: str) -> np.ndarray:
+    """x's values on the host, a NumPy array; a TenzrError saying `if_traced` when x is traced
+    (its values are not known while tracing) or holds traced arrays, and one when it is not
+    an array (a ragged list)."""
+    if isinstance(x, Array) or (isinstance(x, (list, tuple)) and builtins.any(isinstance(i, Array) for i in x)):
+        raise TenzrError(f"{what}: {if_traced}", user_location())
+    try:
+        return np.asarray(x)
+    except ValueError:
+        raise TenzrError(f"{what}: {x!r} is not an array (its rows differ in length)", user_location()) from None
+
+
+_NO_VALUES_TO_PRINT = "a traced array has no values to print; print it with tz.debug.print inside jit"
 
 
 # Predicates and printing, left unwrapped: they read types, shapes and values at once.
@@ -1891,20 +1974,13 @@ def isdtype(dtype: Any, kind: Any) -> bool:
     return False
 
 
-def _concrete(what: str, a: Any) -> np.ndarray:
-    if isinstance(a, Array):
-        raise TenzrError(f"{what}: a traced array has no values to print; print it with tz.debug.print inside jit",
-                         user_location())
-    return np.asarray(a)
-
-
 def array_repr(arr: ArrayLike, max_line_width: int | None = None, precision: int | None = None,
                suppress_small: bool | None = None) -> str:
     """NumPy's `array_repr` of a concrete array (JAX's is NumPy's)."""
-    return np.array_repr(_concrete("array_repr", arr), max_line_width, precision, suppress_small)
+    return np.array_repr(_concrete("array_repr", arr, _NO_VALUES_TO_PRINT), max_line_width, precision, suppress_small)
 
 
 def array_str(a: ArrayLike, max_line_width: int | None = None, precision: int | None = None,
               suppress_small: bool | None = None) -> str:
     """NumPy's `array_str` of a concrete array (JAX's is NumPy's)."""
-    return np.array_str(_concrete("array_str", a), max_line_width, precision, suppress_small)
+    return np.array_str(_concrete("array_str", a, _NO_VALUES_TO_PRINT), max_line_width, precision, suppress_small)

@@ -73,7 +73,6 @@ from tenzr.numpy_api import (
     logical_and,
     logical_not,
     matmul,
-    maximum,
     moveaxis,
     nextafter,
     ones,
@@ -95,15 +94,18 @@ from tenzr.numpy_api import (
     take_along_axis,
     where,
     zeros,
-    zeros_like,
 )
 from tenzr.numpy_api import max as reduce_max
 from tenzr.numpy_api import min as reduce_min
 from tenzr.numpy_api import where as where_  # (for bodies whose where= parameter hides `where`)
 from tenzr.numpy_lib import (
+    _concrete,
     _first_true,
     _picked,
+    _quantile,
+    _reading_values,
     _sized_or_all,
+    _slice,
     _sorted_runs,
     _unique_call,
     _unique_sized,
@@ -420,6 +422,8 @@ def diagflat(v: ArrayLike, k: int = 0) -> Array:
 
 
 def _window(m: int, terms: Callable[[Array], Array]) -> Array:
+    """A window of int(m) points (as JAX's), terms(t) at t evenly spaced over [0, 2 pi]."""
+    m = int(m)
     if m < 1:
         return zeros((0,), np.float32 if m < 0 else None)
     if m == 1:
@@ -807,58 +811,18 @@ def sort_complex(a: ArrayLike) -> Array:
 
 # --------------------------------------------------------------------------- NaN-skipping quantiles
 
-_NAN_QUANTILE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
-
-
 def nanquantile(a: ArrayLike, q: ArrayLike, axis: Any = None, out: None = None, overwrite_input: bool = False,
                 method: str = "linear", keepdims: bool = False, *, weights: ArrayLike = None) -> Array:
     """The q-th quantiles (q in [0, 1], a number or a 1-d array, whose dims come first) of
     the elements that are not NaN along `axis` (None: all); NaN where all are. Between two
-    sorted values as `method` says, as JAX's: "linear", "lower", "higher", "nearest" (the
-    lower at a tie) or "midpoint". `weights` is not supported."""
+    sorted values as `method` says (see `quantile`). `weights` is not supported."""
     _no_out("nanquantile", out)
     if overwrite_input:
         raise TenzrError("nanquantile: overwrite_input=True is not supported (arrays are immutable), as in JAX",
                          user_location())
     if weights is not None:
         raise TenzrError("nanquantile: weights are not supported", user_location())
-    if method not in _NAN_QUANTILE_METHODS:
-        raise TenzrError(f"nanquantile: method must be one of {', '.join(_NAN_QUANTILE_METHODS)}, got {method!r}",
-                         user_location())
-    a = _float(a)
-    if a.spec.is_complex:
-        raise TenzrError("nanquantile: complex arrays are not supported (they have no order)", user_location())
-    q = asarray(q).astype(a.dtype)
-    if q.ndim > 1:
-        raise TenzrError(f"nanquantile: q must be a number or 1-d, got shape {q.shape}", user_location())
-    axes = _axes(axis, a.ndim)
-    kept = a.ndim - len(axes)
-    moved = moveaxis(a, axes, tuple(builtins.range(kept, a.ndim)))
-    ordered = sort(reshape(moved, (*moved.shape[:kept], -1)), axis=-1)  # (NaNs last)
-    count = sum(logical_not(isnan(ordered)), -1, dtype=a.dtype)
-    position = reshape(q, q.shape + (1,) * kept) * (count - 1)  # [*q dims, *kept dims]
-    low, high = floor(position), ceil(position)
-    weight = position - low
-    ordered = broadcast_to(ordered, q.shape + ordered.shape)
-
-    def at(i: Array) -> Array:
-        i = clip(i, 0, maximum(count - 1, 0)).astype(np.int32)
-        return take_along_axis(ordered, expand_dims(i, -1), -1, mode="promise_in_bounds")[..., 0]
-
-    lo, hi = at(low), at(high)
-    if method == "linear":
-        result = lo * (1 - weight) + hi * weight
-    elif method == "lower":
-        result = lo
-    elif method == "higher":
-        result = hi
-    elif method == "nearest":
-        result = where(weight <= 0.5, lo, hi)
-    else:
-        result = (lo + hi) * 0.5
-    if keepdims:
-        result = reshape(result, (*q.shape, *(1 if d in axes else a.shape[d] for d in builtins.range(a.ndim))))
-    return result
+    return _quantile("nanquantile", a, q, axis, method, keepdims, squash_nans=True)
 
 
 def nanpercentile(a: ArrayLike, q: ArrayLike, axis: Any = None, out: None = None, overwrite_input: bool = False,
@@ -891,10 +855,8 @@ def unwrap(p: ArrayLike, discont: ArrayLike = None, axis: int = -1, period: Arra
     ddmod = remainder(dd + interval, period) - interval
     ddmod = where(logical_and(ddmod == -interval, dd > 0), interval, ddmod)  # (+interval jumps stay +interval)
     correction = where(abs(dd) < discont, 0, ddmod - dd)
-    first = [builtins.slice(None)] * p.ndim
-    rest = list(first)
-    first[axis], rest[axis] = builtins.slice(0, 1), builtins.slice(1, None)
-    return concatenate([p[tuple(first)], p[tuple(rest)] + cumsum(correction, axis)], axis)
+    n = p.shape[axis]
+    return concatenate([_slice(p, axis, 0, 1), _slice(p, axis, 1, n) + cumsum(correction, axis)], axis)
 
 
 def _power_of_two(k: Array, dtype: np.dtype) -> Array:
@@ -907,7 +869,9 @@ def _power_of_two(k: Array, dtype: np.dtype) -> Array:
 def frexp(x: ArrayLike) -> tuple[Array, Array]:
     """(mantissa, exponent) with x = mantissa * 2 ** exponent, |mantissa| in [0.5, 1) and
     the exponent an int32 (both x and 0 for 0, inf and NaN). The mantissa's derivative is
-    2 ** -exponent, as JAX's."""
+    2 ** -exponent, as JAX's. Subnormal x: float16's are split as NumPy's; float32's and
+    float64's the backend flushes to zero (as JAX's CPU does), so they give (x, 0), x
+    flushed to 0 (where JAX's give a mantissa of 0.5)."""
     x = _float(x)
     if x.spec.is_complex:
         raise TenzrError("frexp: complex arrays are not supported", user_location())
@@ -919,9 +883,10 @@ def frexp(x: ArrayLike) -> tuple[Array, Array]:
     bits = emit(T.bitcast_convert, scaled, result=scaled.spec.with_dtype(dtype_name(int_type)))
     biased = bitwise_and(right_shift(bits, info.nmant), mask)
     exponent = biased + info.minexp - where(tiny, info.nmant, 0).astype(int_type)
-    exponent = where(isinf(x) | isnan(x) | (x == 0), 0, exponent).astype(int_type)
-    # (2 ** -exponent in two factors, each a normal number, as the exponent reaches past
-    # the normal range for subnormal x)
+    # (a subnormal the backend flushed to zero, float32's and float64's, scales to 0: as 0)
+    exponent = where(isinf(x) | isnan(x) | (x == 0) | (scaled == 0), 0, exponent).astype(int_type)
+    # (2 ** -exponent in two factors, each a normal number, as it reaches past the normal
+    # range for the largest x and for float16's subnormals)
     half = floor_divide(exponent, 2)
     mantissa = x * _power_of_two(-half, x.dtype) * _power_of_two(half - exponent, x.dtype)
     return mantissa, exponent.astype(np.int32)
@@ -940,49 +905,20 @@ def spacing(x: ArrayLike) -> Array:
     return where(result == 0, where(signbit(x), -tiniest, tiniest), result)
 
 
-# Cephes' Chebyshev coefficients for exp(-x) I0(x), on [0, 8] and of 32/x - 2 on (8, inf) (NumPy's)
-_I0_SMALL = (-4.4153416464793395e-18, 3.3307945188222384e-17, -2.431279846547955e-16, 1.715391285555133e-15,
-             -1.1685332877993451e-14, 7.676185498604936e-14, -4.856446783111929e-13, 2.95505266312964e-12,
-             -1.726826291441556e-11, 9.675809035373237e-11, -5.189795601635263e-10, 2.6598237246823866e-09,
-             -1.300025009986248e-08, 6.046995022541919e-08, -2.670793853940612e-07, 1.1173875391201037e-06,
-             -4.4167383584587505e-06, 1.6448448070728896e-05, -5.754195010082104e-05, 0.00018850288509584165,
-             -0.0005763755745385824, 0.0016394756169413357, -0.004324309995050576, 0.010546460394594998,
-             -0.02373741480589947, 0.04930528423967071, -0.09490109704804764, 0.17162090152220877,
-             -0.3046826723431984, 0.6767952744094761)
-_I0_LARGE = (-7.233180487874754e-18, -4.830504485944182e-18, 4.46562142029676e-17, 3.461222867697461e-17,
-             -2.8276239805165836e-16, -3.425485619677219e-16, 1.7725601330565263e-15, 3.8116806693526224e-15,
-             -9.554846698828307e-15, -4.150569347287222e-14, 1.54008621752141e-14, 3.8527783827421426e-13,
-             7.180124451383666e-13, -1.7941785315068062e-12, -1.3215811840447713e-11, -3.1499165279632416e-11,
-             1.1889147107846439e-11, 4.94060238822497e-10, 3.3962320257083865e-09, 2.266668990498178e-08,
-             2.0489185894690638e-07, 2.8913705208347567e-06, 6.889758346916825e-05, 0.0033691164782556943,
-             0.8044904110141088)
-
-
-def _chebyshev(t: Array, coefficients: tuple[float, ...]) -> Array:
-    """Cephes' chbevl: the Chebyshev series at t (in [-2, 2], twice the usual argument)."""
-    b0, b1, b2 = zeros_like(t), zeros_like(t), zeros_like(t)
-    for c in coefficients:
-        b2, b1 = b1, b0
-        b0 = t * b1 - b2 + c
-    return 0.5 * (b0 - b2)
-
-
 def i0(x: ArrayLike) -> Array:
-    """The modified Bessel function of the first kind, of order 0 (real x)."""
+    """The modified Bessel function of the first kind, of order 0 (real x): e^|x| times
+    `lax.bessel_i0e`, as JAX's."""
+    from tenzr.lax import bessel_i0e  # (tenzr.lax builds on this module)
+
     x = _float(x)
     if not x.is_float:
         raise TenzrError(f"i0: takes real numbers, got {x.dtype}", user_location())
-    ax = abs(x)
-    small = ax <= 8.0
-    # (each branch at a safe argument where the other is taken, so neither's gradient is NaN)
-    near = _chebyshev(where(small, ax, 0.0) / 2.0 - 2.0, _I0_SMALL)
-    far_x = where(small, 8.0, ax)
-    far = _chebyshev(32.0 / far_x - 2.0, _I0_LARGE) / sqrt(far_x)
-    return exp(ax) * where(small, near, far)
+    return exp(abs(x)) * bessel_i0e(x)
 
 
 def kaiser(M: int, beta: ArrayLike) -> Array:
-    """The Kaiser window of M points with shape parameter beta."""
+    """The Kaiser window of int(M) points (as JAX's) with shape parameter beta."""
+    M = int(M)
     dtype = default_float()
     if M <= 1:
         return ones((builtins.max(M, 0),), dtype)
@@ -1102,6 +1038,8 @@ def _vectorized(self: vectorize, args: tuple, kwargs: dict) -> Any:
 
 _vectorized_call = checked(_vectorized, "tz.vectorize")
 check_arguments(globals(), "tz.")
+histogram = _reading_values(histogram, "bins")
+histogram_bin_edges = _reading_values(histogram_bin_edges, "bins")
 
 
 # --------------------------------------------------------------------------- sets of data-dependent size
@@ -1273,18 +1211,28 @@ def choose(a: ArrayLike, choices: Any, out: None = None, mode: str = "raise") ->
     under jit) and in range; "wrap" takes a modulo the number of choices, "clip" clips it."""
     _no_out("choose", out)
     if mode == "raise":
-        if isinstance(a, Array):
-            raise TenzrError("choose: mode='raise' reads the indices' values, which are not known while tracing: "
-                             "pass mode='wrap' or mode='clip' (as in JAX under jit)", user_location())
-        values = np.asarray(a)
-        n = len(choices)
+        values = _concrete("choose", a, "mode='raise' reads the indices' values, which are not known while "
+                           "tracing: pass mode='wrap' or mode='clip' (as in JAX under jit)")
+        n = _choice_count(choices)
         if np.issubdtype(values.dtype, np.integer) and np.any((values < 0) | (values >= n)):
             raise TenzrError(f"choose: an index of the choice array is outside [0, {n})", user_location())
         mode = "clip"  # (every index is in range)
     return _choose_call(a, choices, mode)
 
 
+def _choice_count(choices: Any) -> int:
+    try:
+        n = len(choices)
+    except TypeError:
+        n = None
+    if n is None or isinstance(choices, (str, bytes)):
+        raise TenzrError(f"choose: choices must be a sequence of arrays or an array, got {choices!r}",
+                         user_location())
+    return n
+
+
 def _choose(a: ArrayLike, choices: Any, mode: str) -> Array:
+    _choice_count(choices)
     a = asarray(a)
     if not np.issubdtype(a.dtype, np.integer):
         raise TenzrError(f"choose: the choice array must hold integers, got {a.dtype}", user_location())
@@ -1305,11 +1253,8 @@ def _choose(a: ArrayLike, choices: Any, mode: str) -> Array:
 _choose_call = checked(_choose, "tz.choose")
 
 
-def _concrete(x: ArrayLike, what: str) -> np.ndarray:
-    if isinstance(x, Array):
-        raise TenzrError(f"{what}: the result's shape depends on the values, which are not known while tracing: "
-                         "call it outside jit (as JAX's needs concrete values)", user_location())
-    return np.asarray(x)
+_SHAPE_FROM_VALUES = ("the result's shape depends on the values, which are not known while tracing: call it "
+                      "outside jit (as JAX's needs concrete values)")
 
 
 @api_boundary
@@ -1317,7 +1262,10 @@ def trim_zeros(filt: ArrayLike, trim: str = "fb", axis: Any = None) -> Array:
     """filt without its leading ("f" in trim) and trailing ("b") zeros along each of `axis`
     (all by default): there, the slices that are all zero. Its size depends on the values,
     so filt must be concrete (not traced), as JAX's."""
-    values = _concrete(filt, "trim_zeros")
+    values = _concrete("trim_zeros", filt, _SHAPE_FROM_VALUES)
+    if not isinstance(trim, str):
+        raise TenzrError(f"trim_zeros: trim must be a string of 'f' (front) and 'b' (back), got {trim!r}",
+                         user_location())
     cut = [builtins.slice(None)] * values.ndim
     front, back = "f" in trim.lower(), "b" in trim.lower()
     for ax in _axes(axis, values.ndim) if front or back else ():
@@ -1338,7 +1286,7 @@ def polydiv(u: ArrayLike, v: ArrayLike, *, trim_leading_zeros: bool = False) -> 
     `trim_leading_zeros` (those below sqrt(eps), which needs concrete values: not under jit)."""
     quotient, rest = _polydiv_call(u, v)
     if trim_leading_zeros:
-        values = _concrete(rest, "polydiv(trim_leading_zeros=True)")
+        values = _concrete("polydiv(trim_leading_zeros=True)", rest, _SHAPE_FROM_VALUES)
         small = np.abs(values) < np.sqrt(np.finfo(values.dtype).eps)
         rest = array(values[int(small.argmin()):] if not small.all() else values[:0])
     return quotient, rest

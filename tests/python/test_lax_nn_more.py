@@ -90,6 +90,21 @@ def test_activations_match_jax_with_gradients():
     np.testing.assert_allclose(got[1], want[1], rtol=2e-5, atol=1e-5)
 
 
+NEAR_ZERO = np.array([0.0, 1e-30, 1e-9, 1e-6, 0.3, 0.7, 5.0, 40.0])
+
+
+def test_log1mexp_gradient_near_zero_matches_jax():
+    """1 / expm1(x): inf at 0 and finite below float32's eps (not NaN from the other branch)."""
+    def both(m):
+        return lambda *xs: [(m.nn.log1mexp(x), m.vmap(m.grad(m.nn.log1mexp))(x)) for x in xs]
+
+    args = (NEAR_ZERO.astype(np.float32), NEAR_ZERO)
+    for got, want in zip(tz.jit(both(tz))(*args), jax.jit(both(jax))(*args), strict=True):
+        for g, w in zip(got, want, strict=True):
+            assert g.dtype == w.dtype
+            np.testing.assert_allclose(g, w, rtol=1e-6, atol=0)
+
+
 OPERAND, UPDATES = f32(5, 4), f32(3, 4)
 ROWS = np.array([[0], [3], [7]], np.int32)  # (7: out of range, dropped)
 POINTS, POINT_UPDATES = np.array([[0, 1], [4, 3], [0, 1]], np.int32), f32(3)
@@ -114,6 +129,7 @@ def scatters(m, x, u, pu, w, bu, multiply=True):
         "to_rank": lax.broadcast_to_rank(pu, 3),
         "index_take": lax.index_take(x, (numpy_of(m).array([0, -1, 2]), np.array([1, 5, 2])), (0, 1)),
         "xor": lax.reduce_xor((x * 100).astype(np.int32), (0,)), "parity": lax.reduce_xor(x > 0, (1,)),
+        "reduce_xor": lax.reduce((x * 100).astype(np.int32), np.int32(5), lax.bitwise_xor, (0, 1)),
         "mulhi": lax.mulhi((x * 1e5).astype(np.int32), (x * 3e4 + 7).astype(np.int32)),
         "mulhi_u": lax.mulhi((abs(x) * 1e9).astype(np.uint32), (abs(x) * 3e9).astype(np.uint32)),
     }
@@ -141,18 +157,15 @@ def test_scatter_family_and_array_helpers_match_jax():
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
 
 
-def test_the_legacy_scatter_form_still_works():
-    out = tz.jit(lambda x, u: tz.lax.scatter(x, np.array([0, 2]), u, axis=0, mode="add"))(OPERAND, UPDATES[:2])
-    np.testing.assert_allclose(out, OPERAND + np.stack([UPDATES[0], 0 * UPDATES[0], UPDATES[1], 0 * UPDATES[0],
-                                                        0 * UPDATES[0]]), rtol=1e-6)
-
-
 A = np.array([0.5, 1.0, 2.5, 4.0, 7.0, 0.3])
 XS = np.array([0.2, 1.5, 2.0, 6.0, 3.0, 0.01])
 BESSEL = np.array([0.0, 1e-3, -0.5, 1.0, -3.0, 7.9, 8.0, 8.1, -12.0, 50.0, 700.0])
-ZETA_X = np.array([2.0, 2.0, 1.0, 0.5, 1.001, 30.0, 4.0, 1.5, 2.0])
-ZETA_Q = np.array([0.3, -2.0, 1.0, 1.0, 2.0, 0.7, 100.0, 1e-3, 5.0])
-ORDER, AT = np.array([0.0, 1.0, 2.0, 1.5, -1.0, 3.0, 4.0, 1.0]), np.array([0.5, 0.5, 2.0, 1.0, 1.0, 0.25, 7.0, 30.0])
+# (q < 0: an integer x sums from q, a non-integer x is NaN; integer q <= 0 is a pole, inf for even x, NaN for odd)
+ZETA_X = np.array([2.0, 2.0, 1.0, 0.5, 1.001, 30.0, 4.0, 1.5, 2.0, 2.0, 3.0, 4.0, 2.0, 2.5, 3.0, 2.0, 3.0, 1.0])
+ZETA_Q = np.array([0.3, -2.0, 1.0, 1.0, 2.0, 0.7, 100.0, 1e-3, 5.0, -1.5, -0.5, -5.5, -7.5, -1.5, 0.0, 0.0, -3.0,
+                   -1.5])
+ORDER = np.array([0.0, 1.0, 2.0, 1.5, -1.0, 3.0, 4.0, 1.0, 1.0, 2.0, 3.0, 0.0])
+AT = np.array([0.5, 0.5, 2.0, 1.0, 1.0, 0.25, 7.0, 30.0, -1.5, -0.5, -2.3, -1.5])
 I64, J64 = RNG.integers(-2**62, 2**62, 6), RNG.integers(-2**62, 2**62, 6)
 
 
@@ -201,6 +214,10 @@ def test_bessel_and_igamma_gradients_match_jax():
                                 mode="wrap"), "mode must be"),
     (lambda: tz.lax.mulhi(np.int32(3), np.int64(4)), "integer arrays of one dtype"),
     (lambda: tz.lax.reduce_xor(X, (0,)), "boolean or integer"),
+    (lambda: tz.lax.reduce_xor(X > 0, (0, -2)), r"axes \(0, -2\) name a dim more than once"),
+    (lambda: tz.lax.scatter(OPERAND, ROWS[:2], UPDATES[:2]), "missing 1 required positional argument"),
+    (lambda: tz.lax.scatter(OPERAND, np.array([0, 2]), UPDATES[:2], 0), "must be a tz.lax.ScatterDimensionNumbers"),
+    (lambda: tz.lax.scatter(OPERAND, np.array([0, 2]), UPDATES[:2], axis=0, mode="add"), "unexpected keyword"),
 ])
 def test_bad_arguments_give_clear_errors(call, message):
     with pytest.raises(tz.TenzrError, match=message):

@@ -125,15 +125,21 @@ def test_gradients_match_jax():
 
 def test_eager_calls_match_jax():
     """Outside jit, compress and extract need no size (as in JAX), mask_indices neither,
-    and ravel_multi_index checks its indices (mode "raise")."""
+    ravel_multi_index checks its indices (mode "raise"), and delete and insert read the
+    NumPy arrays they are given (not traced: JAX's eager calls see concrete values)."""
     keep = np.array([True, False, True, False, False])
     for name, fn in {
         "compress": lambda xp: xp.compress(keep, X, axis=1),
         "extract": lambda xp: xp.extract(X > 0.2, X),
         "mask_indices": lambda xp: xp.mask_indices(3, xp.triu),
         "ravel_multi_index": lambda xp: xp.ravel_multi_index((ints(0, 2), ints(3, 1)), (3, 4)),
+        "delete_indices": lambda xp: xp.delete(I32, ints(0, 2)),
+        "delete_mask": lambda xp: xp.delete(X, keep[:4], axis=1),
+        "insert_nothing": lambda xp: xp.insert(I32, np.array([]), 5),
     }.items():
         _assert_same(fn(tz), fn(jnp), name)
+    # (JAX 0.10's resize refuses a NumPy array as the shape, which it cannot hash; NumPy's takes it)
+    _assert_same(tz.resize(I32, np.array([2, 2])), np.resize(I32, (2, 2)), "resize")
     # (under jit too, a condition known while tracing needs no size)
     _assert_same(tz.jit(lambda x: tz.compress(keep, x, axis=1))(X), jnp.compress(keep, X, axis=1), "compress_jit")
 
@@ -201,6 +207,11 @@ ERRORS = [
      "int8 cannot hold the flat indices"),
     ("ravel_multi_index_count", lambda x: tz.ravel_multi_index((ints(0),), (3, 4), "clip"), "1 index arrays for 2"),
     ("mask_indices_no_size", lambda x: tz.mask_indices(3, tz.triu), "nonzero: pass size="),
+    ("mask_indices_float", lambda x: tz.mask_indices(3.5, tz.triu), "mask_indices: n must be an int, got 3.5"),
+    ("mask_indices_name", lambda x: tz.mask_indices(3, "triu"), "mask_indices: mask_func must be a function"),
+    ("ravel_multi_index_dims", lambda x: tz.ravel_multi_index((ints(1),), "ab"),
+     "ravel_multi_index: a shape must be an int or a sequence of ints, got 'ab'"),
+    ("extract_ragged", lambda x: tz.extract([[True], [True, False]], x), "extract: .* is not an array"),
     ("ix_2d", lambda x: tz.ix_(x.astype(np.int32)), "ix_: the arguments must be 1-D"),
     ("ix_bool", lambda x: tz.ix_(x[0] > 0), "ix_: boolean arguments are not supported"),
     ("mgrid_not_slices", lambda x: tz.mgrid[0:2, 3], "tz.mgrid: index it with slices"),

@@ -62,6 +62,12 @@ def table(np_):
         out["nanquantile_all_keepdims"] = np_.nanquantile(nans, 0.25, keepdims=True)
         out["nanpercentile"] = np_.nanpercentile(nans, 75.0, axis=1, keepdims=True)
         out["nanmedian"] = np_.nanmedian(nans, axis=1)
+        ties = np_.array([0.125, 0.375, 0.5, 0.625, 0.875])  # (halfway between two of 5 values, or of 4 for 0.5)
+        out["quantile_nearest_ties"] = (np_.quantile(m[:, :5], ties, axis=1, method="nearest"),
+                                        np_.nanquantile(m[:, :5], ties, axis=1, method="nearest"),
+                                        np_.quantile(m[0, :4], 0.5, method="nearest"),
+                                        np_.nanquantile(m[0, :4], 0.5, method="nearest"))
+        out["quantile_of_nans"] = (np_.quantile(nans, 0.3, axis=1), np_.median(nans, axis=0))
         out["piecewise"] = np_.piecewise(a, [a < -0.5, a > 0.5], [lambda v: v * v, lambda v: np_.sin(v), 7.0])
         out["piecewise_no_default"] = np_.piecewise(ints, [ints == 1, ints >= 3], [-1, lambda v, k: v * k], 10)
         out["choose_clip"] = np_.choose(choice, choices, mode="clip")
@@ -70,10 +76,13 @@ def table(np_):
         out["unwrap_period"] = np_.unwrap(m * 4, discont=2.0, axis=0, period=3.0)
         out["unwrap_ints"] = np_.unwrap(ints * 3, period=8)
         out["frexp"] = np_.frexp(special)
+        out["frexp_float16_subnormals"] = np_.frexp(np_.array([1e-6, -6e-8, 3e-5, 6e4], np_.float16))
         out["spacing"] = np_.spacing(special[:-3])
         out["i0"] = np_.i0(np_.concatenate([a * 5, np_.array([0.0, 8.0, -20.0, 60.0])]))
         out["kaiser"] = np_.kaiser(9, 4.5)
         out["kaiser_short"] = (np_.kaiser(1, 2.0), np_.kaiser(0, 2.0))
+        out["windows_of_float_length"] = (np_.kaiser(4.5, 2.0), np_.bartlett(4.5), np_.blackman(5.9),
+                                          np_.hamming(4.5), np_.hanning(3.2))
         out["poly"] = np_.poly(roots)
         out["poly_scalar"] = np_.poly(2.5)
         out["polyfit_full"] = np_.polyfit(xs, np_.stack([ys, 2 * xs], axis=1), 2, full=True)
@@ -146,6 +155,15 @@ def test_eager_calls_read_values():
     _compare(tz.choose(choice, CHOICES[:, :2]), jnp.choose(choice, CHOICES[:, :2]))
     u, v = np.array([1.0, 3.0, 2.0], np.float32), np.array([1.0, 1.0], np.float32)
     _compare(tz.polydiv(u, v, trim_leading_zeros=True), jnp.polydiv(u, v, trim_leading_zeros=True))
+    _compare(tz.histogram(A, np.array(3)), jnp.histogram(A, np.array(3)))  # (bins read, not traced)
+
+
+def test_frexp_of_flushed_subnormals_gives_zero():
+    """The backend flushes float32 subnormals to zero, as JAX's CPU does: frexp counts them
+    as 0 (JAX's gives a mantissa of 0.5 for them)."""
+    mantissa, exponent = tz.frexp(np.array([1e-40, -1e-39, 3.0], np.float32))
+    np.testing.assert_array_equal(mantissa, [0.0, 0.0, 0.75])
+    np.testing.assert_array_equal(exponent, [0, 0, 2])
 
 
 def test_errors_are_clear():
@@ -159,3 +177,7 @@ def test_errors_are_clear():
         tz.jit(lambda x: tz.partition(x, 5))(np.ones(3, np.float32))
     with pytest.raises(tz.TenzrError, match="bins must be a positive int"):
         tz.jit(lambda x: tz.histogram(x, 2.5))(A)
+    with pytest.raises(tz.TenzrError, match="choose: choices must be a sequence of arrays or an array, got 5"):
+        tz.choose(np.array([0, 1]), 5)
+    with pytest.raises(tz.TenzrError, match="trim_zeros: trim must be a string"):
+        tz.trim_zeros(np.array([0.0, 1.0]), trim=1)

@@ -62,10 +62,10 @@ def test_sort_argmax_and_scatter_add():
         return lambda x: np_.sort(x) + np_.argmax(x).astype(np.float64)
 
     both(make, r(5, 4))
-    idx = np.array([0, 2, 0])
+    idx = np.array([[0], [2], [0]])
     x, u = r(4, 3), r(4, 3)
-    got = tz.vmap(lambda x, u: tz.lax.scatter(x, idx, u, mode="add"))(x, u)
-    want = jax.vmap(lambda x, u: x.at[idx].add(u))(x, u)
+    got = tz.vmap(lambda x, u: tz.lax.scatter_add(x, idx, u, tz.lax.ScatterDimensionNumbers((), (0,), (0,))))(x, u)
+    want = jax.vmap(lambda x, u: x.at[idx[:, 0]].add(u))(x, u)
     close(got, want)
 
 
