@@ -1040,6 +1040,10 @@ _vectorized_call = checked(_vectorized, "tz.vectorize")
 check_arguments(globals(), "tz.")
 histogram = _reading_values(histogram, "bins")
 histogram_bin_edges = _reading_values(histogram_bin_edges, "bins")
+histogram2d = _reading_values(histogram2d, "bins")
+histogramdd = _reading_values(histogramdd, "bins")
+bartlett, blackman, hamming, hanning, kaiser = (_reading_values(window, "M") for window in (
+    bartlett, blackman, hamming, hanning, kaiser))
 
 
 # --------------------------------------------------------------------------- sets of data-dependent size

@@ -156,6 +156,12 @@ def test_eager_calls_read_values():
     u, v = np.array([1.0, 3.0, 2.0], np.float32), np.array([1.0, 1.0], np.float32)
     _compare(tz.polydiv(u, v, trim_leading_zeros=True), jnp.polydiv(u, v, trim_leading_zeros=True))
     _compare(tz.histogram(A, np.array(3)), jnp.histogram(A, np.array(3)))  # (bins read, not traced)
+    points = np.stack([A.ravel(), A.ravel()[::-1]], 1)
+    _compare(tz.histogramdd(points, np.array([2, 3]))[0], jnp.histogramdd(points, np.array([2, 3]))[0])
+    _compare(tz.histogram2d(points[:, 0], points[:, 1], np.array(3))[0],
+             jnp.histogram2d(points[:, 0], points[:, 1], np.array(3))[0])
+    _compare(tz.kaiser(np.array(5), 2.0), jnp.kaiser(np.array(5), 2.0))
+    _compare(tz.hanning(np.array(4)), jnp.hanning(np.array(4)))
 
 
 def test_frexp_of_flushed_subnormals_gives_zero():
