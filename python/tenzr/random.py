@@ -46,11 +46,12 @@ from tenzr.neural import softmax
 from tenzr.scipy.special import digamma, gammaln
 from tenzr.tree_util import tree_map
 
-__all__ = ["PRNGKey", "ball", "bernoulli", "beta", "binomial", "bits", "categorical", "cauchy", "chisquare", "choice",
-           "clone", "dirichlet", "double_sided_maxwell", "exponential", "f", "fold_in", "gamma", "generalized_normal",
-           "geometric", "gumbel", "key", "laplace", "loggamma", "logistic", "lognormal", "maxwell", "multinomial",
-           "multivariate_normal", "normal", "orthogonal", "pareto", "permutation", "poisson", "rademacher", "randint",
-           "rayleigh", "split", "t", "triangular", "truncated_normal", "uniform", "wald", "weibull_min"]
+__all__ = ["PRNGKey", "ball", "bernoulli", "beta", "binomial", "bits", "categorical", "cauchy", "chisquare",
+           "choice", "clone", "dirichlet", "double_sided_maxwell", "exponential", "f", "fold_in", "gamma",
+           "generalized_normal", "geometric", "gumbel", "key", "key_data", "laplace", "loggamma", "logistic",
+           "lognormal", "maxwell", "multinomial", "multivariate_normal", "normal", "orthogonal", "pareto",
+           "permutation", "poisson", "rademacher", "randint", "rayleigh", "split", "t", "triangular",
+           "truncated_normal", "uniform", "wald", "weibull_min", "wrap_key_data"]
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _PARITY = 0x1BD11BDA
@@ -745,6 +746,25 @@ def multinomial(key: Any, n: Any, p: Any, *, shape: Sequence[int] | None = None,
 def clone(key: Any) -> Array:
     """`key` itself (JAX's: only its key-reuse checker tells a clone apart)."""
     return tnp.asarray(key)
+
+
+def key_data(keys: Any) -> Array:
+    """The uint32 words of `keys` (of shape (..., 2)), as JAX's: tz's keys are those words
+    already (JAX's raw keys), as `key` makes them; int32 words come back as uint32."""
+    words = _words(keys)
+    if words.ndim == 0 or words.shape[-1] != 2:
+        raise TenzrError(f"tz.random.key_data: keys have a last axis of 2 words, got shape {words.shape}",
+                         user_location())
+    return _unsigned(words)
+
+
+def wrap_key_data(key_bits_array: Any, *, impl: Any = None) -> Array:
+    """Keys from their uint32 words (shape (..., 2)), as JAX's; tz's keys are the words
+    themselves, of JAX's one generator (`impl` None or "threefry2x32")."""
+    if impl not in (None, "threefry2x32"):
+        raise TenzrError(f"tz.random.wrap_key_data: only the threefry2x32 generator is supported, got {impl!r}",
+                         user_location())
+    return key_data(key_bits_array)
 
 
 def binomial(key: Any, n: Any, p: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Array:

@@ -135,6 +135,21 @@ def test_multinomial_draws_jaxs_counts():
     np.testing.assert_array_equal(tz.random.multinomial(tz.random.clone(key), n, p, shape=(2, 3)), theirs[0])
 
 
+def test_key_data_and_wrap_key_data_are_jaxs_words():
+    key, jkey = tz.random.key(5), jax.random.PRNGKey(5)
+    for keys, jkeys in ((key, jkey), (tz.random.split(key, 3), jax.random.split(jkey, 3))):
+        words = tz.random.key_data(keys)
+        assert words.dtype == np.uint32
+        np.testing.assert_array_equal(words, jax.random.key_data(jkeys))
+        np.testing.assert_array_equal(tz.random.key_data(tz.random.wrap_key_data(words)), words)
+    np.testing.assert_array_equal(tz.random.key_data(np.asarray(key).view(np.int32)), key)  # (int32 words too)
+    drawn = tz.jit(lambda k: tz.random.normal(tz.random.wrap_key_data(tz.random.key_data(k)), (3,)))(key)
+    with jax.enable_x64(False):
+        np.testing.assert_array_equal(drawn, jax.random.normal(jkey, (3,)))
+    with pytest.raises(tz.TenzrError, match="only the threefry2x32 generator"):
+        tz.random.wrap_key_data(np.zeros(2, np.uint32), impl="rbg")
+
+
 def test_bad_keys_are_clear_errors():
     with pytest.raises(tz.TenzrError, match=r"a key has shape \(2,\)"):
         tz.random.normal(np.zeros(3, np.int32), (2,))
