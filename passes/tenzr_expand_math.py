@@ -490,10 +490,9 @@ def _unsigned_to_float(op: ir.Operation) -> Callable[[Value], Value] | None:
             return sh.convert(integer_convert(x, "i64" if operand.dtype == "ui32" else "i32"), result.dtype)
         high = sh.bitcast_convert(sh.shift_right_logical(x, _c(32, x)), "i64")
         low = sh.bitcast_convert(sh.and_(x, _c(0xFFFFFFFF, x)), "i64")
-        wide = "f64" if result.dtype != "f64" else result.dtype
-        total = sh.add(sh.multiply(sh.convert(high, wide), sh.full(result.with_dtype(wide), 2.0**32)),
-                       sh.convert(low, wide))
-        return sh.convert(total, result.dtype) if wide != result.dtype else total
+        total = sh.add(sh.multiply(sh.convert(high, "f64"), sh.full(result.with_dtype("f64"), 2.0**32)),
+                       sh.convert(low, "f64"))
+        return sh.convert(total, result.dtype)  # (no op for float64)
 
     return rule
 
