@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 import iree.runtime as rt
 import numpy as np
 from iree._runtime_libs import _runtime as iree_runtime_module
+from iree.runtime._binding import create_hal_driver
 
 from tenzr.core import ConcreteArray, OnDevice
 from tenzr.core import devices as devices_of
@@ -76,13 +77,19 @@ def device_open(driver: str) -> bool:
     return driver in _CONFIGS
 
 
+_threads_set = False
+"""Whether `set_cpu_threads` chose the CPU worker count (then no BUSY_TASK device opens)."""
+
+
 def set_cpu_threads(count: int) -> None:
     """Runs CPU programs on `count` worker threads (IREE's task topology: one group of
     workers per thread). Must come before the CPU device opens (the first compiled call)."""
+    global _threads_set
     if device_open("local-task"):
         raise TenzrError("the CPU device is already open, so its thread count is fixed: set it before the first "
                          "compiled call (for tz.distributed, call tz.distributed.init() first)")
     rt.flags.parse_flags(f"--task_topology_group_count={int(count)}")
+    _threads_set = True
 
 
 _MPI_WORLD_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MPIEXEC_HOSTNAME")
@@ -92,15 +99,28 @@ Tenzr's programs do not use (tz.distributed's MPI is mpi4py's). Hidden while a d
 
 
 def _open_device(driver: str) -> rt.HalDevice:
-    if driver == "local-task":
+    if iree_driver(driver) == "local-task":
         rt.flags.parse_flags(f"--task_worker_stack_size={WORKER_STACK_BYTES}")
     hidden = {name: os.environ.pop(name) for name in _MPI_WORLD_VARIABLES if name in os.environ}
     try:
+        if driver == BUSY_TASK:
+            return _busy_task_device()
         return rt.get_device(driver, cache=False)
     except (RuntimeError, ValueError) as e:
         raise TenzrError(f"no usable '{driver}' device: {e}") from None
     finally:
         os.environ.update(hidden)
+
+
+def _busy_task_device() -> rt.HalDevice:
+    """A task-system device with workers of its own: IREE's task driver makes its workers
+    when it is created, from the topology flags, and `rt.get_device` reuses one driver per
+    name, so this one is a new driver (then the default topology is set again)."""
+    rt.flags.parse_flags(f"--task_topology_group_count={BUSY_WORKERS_PER_CORE * _usable_cores()}")
+    try:
+        return create_hal_driver("local-task").create_default_device()
+    finally:
+        rt.flags.parse_flags("--task_topology_group_count=0")
 
 
 def device_names(driver: str) -> list[str]:
@@ -134,11 +154,38 @@ def device_available(driver: str) -> bool:
 CPU_DRIVERS = ("local-task", "local-sync")
 """IREE's CPU drivers: its task system (a pool of worker threads) and its synchronous driver
 (everything on the calling thread)."""
+BUSY_TASK = "local-task-busy"
+"""A second device of IREE's task system, with BUSY_WORKERS_PER_CORE workers per core this
+process may use, none pinned to a core, on which `_DriverChoice` runs the task system's
+calls beside busy processes (and only there). Why: the kernel shares a core's time among
+the threads that want it, so one pinned worker per core gets at best half of each core
+beside two busy processes on two cores, and the step waits for whichever worker ran last.
+More workers take a larger share of the cores from the other processes. Same process, two
+busy processes, 300-400 calls interleaved with JAX's (Intel Xeon, AVX-512), medians of the
+MLP step: one pinned worker per core 5.5-6.0 ms (1.37-1.52x JAX's), 2 unpinned per core
+1.02-1.16x, 3 per core 0.90-0.95x, 4 per core 2.9-3.5 ms (0.80-0.83x); the CNN step 3.0-3.1
+ms pinned, 1.68 with 4 per core (JAX 4.0-4.8). On a quiet machine extra workers cost: with
+2 per core the GMM step took 1.94-1.96 ms against 1.66-1.72, the MLP's mean 3.0-3.1 against
+2.8-3.0."""
+BUSY_WORKERS_PER_CORE = 4
+
+
+def iree_driver(driver: str) -> str:
+    """The IREE driver behind a device name (BUSY_TASK is a "local-task" device)."""
+    return "local-task" if driver == BUSY_TASK else driver
+
+
+def cpu_devices() -> tuple[str, ...]:
+    """The CPU devices a program's calls may run on: CPU_DRIVERS and, unless
+    `set_cpu_threads` fixed the worker count (as `tz.distributed` does), BUSY_TASK."""
+    return CPU_DRIVERS if _threads_set else (*CPU_DRIVERS, BUSY_TASK)
+
+
 CPU_DRIVER_ENV = "TENZR_CPU_DRIVER"
 """Names the one CPU driver to use; unset or empty, `_DriverChoice` measures which is faster."""
 
 
-KEPT_OPEN = frozenset(CPU_DRIVERS)
+KEPT_OPEN = frozenset((*CPU_DRIVERS, BUSY_TASK))
 """Drivers whose device stays open for the process: results on CPU are NumPy views of the
 device's memory (not copies), and closing the device under them would leave them dangling.
 (GPU results are copied to the host, so their devices can close.)"""
@@ -251,10 +298,13 @@ class _DriverChoice:
     calls fall into two groups, both workers scheduled or one waited for. So when the CPU
     time other processes took while the calls were timed (`machine_sample`) leaves fewer than
     FREE_CORES of the cores this process may use, the choice goes by the mean of each
-    driver's last BUSY_PROBES calls, made as soon as each driver has made them. JAX's
-    threads are this process's own and IREE's compiler runs for it: neither counts. Calls on
-    the task system made before that verdict changed do not count: they waited the other way
-    (`waiting`; giving way beside busy processes took up to 12 ms). Resampling 150 calls of
+    driver's last BUSY_PROBES calls, made as soon as each driver has made them, and the
+    task system runs on the BUSY_TASK device (more workers, none pinned). JAX's
+    threads are this process's own and IREE's compiler runs for it: neither counts. Calls
+    made before that verdict changed do not count: the task system's waited the other way
+    (`waiting`; giving way beside busy processes took up to 12 ms), and the synchronous
+    driver's ran while nothing else did (4 ms against 8 for the MLP step; kept, they chose
+    it in one of three benchmark runs that started the load after warming up). Resampling 150 calls of
     each beside two busy processes on two cores, the means of six picked wrongly in 0.7% of
     the choices for the MLP step (task system median 5.4 ms, synchronous 9.2) and 0.9% for
     the GMM's (3.9 and 1.7 ms).
@@ -274,8 +324,9 @@ class _DriverChoice:
     def __init__(self, drivers: tuple[str, ...] = CPU_DRIVERS,
                  sample: Callable[[], tuple[float, float, float] | None] = machine_sample) -> None:
         self.drivers = drivers
-        """The drivers to choose from (one where TENZR_CPU_DRIVER names it: the machine's
-        load is still followed, for `waiting`)."""
+        """The devices to choose from (one where TENZR_CPU_DRIVER names it: the machine's
+        load is still followed, for `waiting`); BUSY_TASK among them only beside busy
+        processes (`_candidates`)."""
         self.chosen = drivers[0]
         self.left = self.FIRST
         self.times: dict[str, list[float]] = {d: [] for d in drivers}
@@ -297,22 +348,31 @@ class _DriverChoice:
         taken = max(0.0, (now[0] - then[0]) - (now[1] - then[1])) / (now[2] - then[2])
         return _usable_cores() - taken < self.FREE_CORES
 
-    def _wanted(self, driver: str, busy: bool) -> int:
-        return (self.BUSY_PROBES if busy else self.PROBES[driver]) + (driver != self.chosen)
+    def _wanted(self, driver: str) -> int:
+        return (self.BUSY_PROBES if self.busy else self.PROBES[driver]) + (driver != self.chosen)
+
+    def _candidates(self) -> tuple[str, ...]:
+        """The devices measured now: beside busy processes BUSY_TASK stands in for the task
+        system's own device (it was as fast or faster there on every benchmark model, and
+        three devices measured picked wrongly more often than two), elsewhere it is left out."""
+        if BUSY_TASK not in self.drivers:
+            return self.drivers
+        left_out = "local-task" if self.busy else BUSY_TASK
+        return tuple(d for d in self.drivers if d != left_out)
 
     def next(self) -> str:
         """The driver for the next call."""
         if self.left > 0:
             return self.chosen
         # (ties: the task system)
-        return min(self.drivers, key=lambda d: len(self.times[d]) / self._wanted(d, self.busy))
+        return min(self._candidates(), key=lambda d: len(self.times[d]) / self._wanted(d))
 
     def waiting(self, driver: str) -> str:
         """How the calling thread waits for a call on `driver` to end: on the task system it
         gives way to IREE's workers (`_giving_way`) on a machine no other process keeps busy,
         and polls (`_wait_for`) beside busy processes, whose threads a thread giving way would
         wait behind too; it just blocks for a synchronous call, ended when IREE returns."""
-        if driver != "local-task":
+        if iree_driver(driver) != "local-task":
             return "block"
         return "poll" if self.busy else "give way"
 
@@ -326,17 +386,18 @@ class _DriverChoice:
         self.times[driver].append(seconds)
         busy = self._busy()
         if busy != self.busy:
-            # The task system's calls so far waited the other way (`waiting`): they do not count.
-            self.times = {d: [] if d == "local-task" else t for d, t in self.times.items()}
+            # The calls so far ran on another machine, so to speak: they do not count.
+            self.times = {d: [] for d in self.drivers}
         self.busy = busy
-        if all(len(self.times[d]) >= self._wanted(d, self.busy) for d in self.drivers):
-            self.chosen = min(self.drivers, key=self._mean if self.busy else self._quantile)
+        if all(len(self.times[d]) >= self._wanted(d) for d in self._candidates()):
+            self.chosen = min(self._candidates(), key=self._mean if self.busy else self._quantile)
             self.left = self.RUN
             self.times = {d: [] for d in self.drivers}
 
     def drop(self, driver: str) -> bool:
-        """Stops using `driver` (a call on it failed); whether another driver is left."""
-        self.drivers = tuple(d for d in self.drivers if d != driver)
+        """Stops using `driver` (a call on it failed), and any other device of its IREE
+        driver; whether another driver is left."""
+        self.drivers = tuple(d for d in self.drivers if iree_driver(d) != iree_driver(driver))
         if not self.drivers:
             return False
         self.chosen, self.left = self.drivers[0], self.RUN
@@ -437,7 +498,7 @@ class Program:
                              f"{', '.join(CPU_DRIVERS)}, or leave it unset to have each program measure both)")
         self._driver = forced or target.driver
         self._loaded = {self._driver: _Loaded(vmfb, self._driver)}
-        self._drivers = (forced,) if forced else CPU_DRIVERS
+        self._drivers = (forced,) if forced else cpu_devices()
         self._choices: dict[str, _DriverChoice] = {}
         self._reflections: dict[str, dict[str, str]] = {}
 
@@ -505,7 +566,7 @@ class Program:
                 # ("transient buffer has not been committed") that the synchronous driver runs:
                 # the function moves there (a call never writes the caller's arrays, so the
                 # same inputs serve again).
-                if driver != "local-task" or not choice.drop(driver):
+                if iree_driver(driver) != "local-task" or not choice.drop(driver):
                     raise
                 driver = choice.next()
                 out = self._call_in_place(self._on(driver), name, in_place, inputs, fenced, choice.waiting(driver))
