@@ -305,7 +305,7 @@ class _DriverChoice:
     (`waiting`; giving way beside busy processes took up to 12 ms), and the synchronous
     driver's ran while nothing else did (4 ms against 8 for the MLP step; kept, they chose
     it in one of three benchmark runs that started the load after warming up). Resampling 150 calls of
-    each beside two busy processes on two cores, the means of six picked wrongly in 0.7% of
+    each beside two busy processes on two cores, the means of six (now BUSY_PROBES) picked wrongly in 0.7% of
     the choices for the MLP step (task system median 5.4 ms, synchronous 9.2) and 0.9% for
     the GMM's (3.9 and 1.7 ms).
     """
@@ -316,7 +316,11 @@ class _DriverChoice:
     QUANTILE = 3 / 8
     RUN = 500
     FREE_CORES = 1.5
-    BUSY_PROBES = 6
+    BUSY_PROBES = 8
+    """Beside two busy processes, the MLP step on the BUSY_TASK device (mean 4.4 ms) against
+    the synchronous driver (mean 7.4, now 4 ms, now 8): resampled, means of six calls each
+    chose wrongly 0.7% of the time, of eight 0.2%; in the benchmark, whose slow calls come in
+    runs, six chose the synchronous driver in one of seven runs."""
     SHORTEST_WINDOW = 0.05
     """Seconds of timed calls below which the other processes' CPU time (counted in the
     kernel's 10 ms ticks) says too little to go by."""
