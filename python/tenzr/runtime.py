@@ -175,10 +175,16 @@ def iree_driver(driver: str) -> str:
     return "local-task" if driver == BUSY_TASK else driver
 
 
+_busy_task_refused = False
+"""Whether the BUSY_TASK device failed to open (its workers could not start): it is not
+tried again."""
+
+
 def cpu_devices() -> tuple[str, ...]:
     """The CPU devices a program's calls may run on: CPU_DRIVERS and, unless
-    `set_cpu_threads` fixed the worker count (as `tz.distributed` does), BUSY_TASK."""
-    return CPU_DRIVERS if _threads_set else (*CPU_DRIVERS, BUSY_TASK)
+    `set_cpu_threads` fixed the worker count (as `tz.distributed` does) or it failed to
+    open, BUSY_TASK."""
+    return CPU_DRIVERS if _threads_set or _busy_task_refused else (*CPU_DRIVERS, BUSY_TASK)
 
 
 CPU_DRIVER_ENV = "TENZR_CPU_DRIVER"
@@ -401,7 +407,11 @@ class _DriverChoice:
     def drop(self, driver: str) -> bool:
         """Stops using `driver` (a call on it failed), and any other device of its IREE
         driver; whether another driver is left."""
-        self.drivers = tuple(d for d in self.drivers if iree_driver(d) != iree_driver(driver))
+        return self.leave_out(*(d for d in self.drivers if iree_driver(d) == iree_driver(driver)))
+
+    def leave_out(self, *devices: str) -> bool:
+        """Stops using `devices`; whether another is left."""
+        self.drivers = tuple(d for d in self.drivers if d not in devices)
         if not self.drivers:
             return False
         self.chosen, self.left = self.drivers[0], self.RUN
@@ -560,7 +570,7 @@ class Program:
             choice = self._choices.get(name)
             if choice is None:
                 choice = self._choices[name] = _DriverChoice(self._drivers)
-            driver = choice.next()
+            driver = self._opened(choice, choice.next())
             start = time.perf_counter()
             fenced = reflection.get(ABI_MODEL_REFLECTION) == FENCED_ABI
             try:
@@ -579,6 +589,22 @@ class Program:
         except (RuntimeError, ValueError, IndexError) as e:  # (IREE raises IndexError for OUT_OF_RANGE)
             mismatch = self._mismatch(name, inputs)
             raise TenzrError(mismatch or f"running '{name}' on {self.target.name} failed: {e}") from None
+
+    def _opened(self, choice: _DriverChoice, driver: str) -> str:
+        """`driver`, loaded; or, where it is BUSY_TASK and its device does not open, the
+        driver `choice` picks without it (with a warning, once per process)."""
+        global _busy_task_refused
+        if driver != BUSY_TASK:
+            return driver
+        try:
+            self._on(driver)
+        except TenzrError as e:
+            if not _busy_task_refused:
+                warn(f"the CPU workers for a busy machine could not start, so calls keep the usual ones: {e}")
+            _busy_task_refused = True
+            choice.leave_out(BUSY_TASK)
+            return choice.next()
+        return driver
 
     def _mismatch(self, name: str, inputs: list[Any]) -> str | None:
         """What is wrong with the inputs of a call IREE refused, said against the declaration."""

@@ -532,6 +532,32 @@ print(before, workers(), runtime.BUSY_WORKERS_PER_CORE * runtime._usable_cores()
     assert after == before + extra
 
 
+def test_where_the_busy_machine_workers_cannot_start_calls_keep_the_usual_ones(monkeypatch):
+    """A BUSY_TASK device that fails to open (its threads refused, say) is left out with a
+    warning, once, and every call still gives NumPy's answer."""
+    from tenzr import runtime
+
+    def refused():
+        raise RuntimeError("RESOURCE_EXHAUSTED; thread creation failed")
+
+    monkeypatch.delitem(runtime._CONFIGS, runtime.BUSY_TASK, raising=False)
+    monkeypatch.setattr(runtime, "_busy_task_device", refused)
+    monkeypatch.setattr(runtime, "_busy_task_refused", False)
+    f = tz.jit(lambda a: tz.tanh(a).sum(axis=0) * 3.0)
+    a = np.arange(12, dtype=np.float32).reshape(3, 4) / 10
+    f(a)
+    program = f.compiled(a).program
+    program._choices.clear()
+    monkeypatch.setattr(program, "_drivers", (*runtime.CPU_DRIVERS, runtime.BUSY_TASK))
+    program._loaded.pop(runtime.BUSY_TASK, None)
+    choice = program._choices["main"] = runtime._DriverChoice(program._drivers, sample=_busy_machine({}))
+    with pytest.warns(RuntimeWarning, match="could not start.*thread creation failed"):
+        for _ in range(40):
+            np.testing.assert_allclose(f(a), np.tanh(a).sum(axis=0) * 3.0, rtol=1e-6)
+    assert choice.busy and runtime.BUSY_TASK not in choice.drivers
+    assert runtime.cpu_devices() == runtime.CPU_DRIVERS
+
+
 def _without_cpu_driver() -> dict[str, str]:
     from tenzr.runtime import CPU_DRIVER_ENV
 
