@@ -79,6 +79,7 @@ def init(cpu_threads: int | None = None, timeout_s: float = 300.0) -> None:
     if cpu_threads is not None or not runtime.device_open("local-task"):
         runtime.set_cpu_threads(threads)
     else:
+        runtime.share_cores()
         warn("tz.distributed.init came after the first compiled call, so CPU programs keep the threads they started "
              "with; call it first to share this host's cores among its ranks")
     if timeout_s <= 0:

@@ -77,19 +77,26 @@ def device_open(driver: str) -> bool:
     return driver in _CONFIGS
 
 
-_threads_set = False
-"""Whether `set_cpu_threads` chose the CPU worker count (then no BUSY_TASK device opens)."""
+_cores_shared = False
+"""Whether this process shares its host's cores with others of its kind (`share_cores`,
+`set_cpu_threads`): then no BUSY_TASK device opens."""
+
+
+def share_cores() -> None:
+    """Opens no BUSY_TASK device from now on: this process shares its host's cores with
+    others (the ranks of `tz.distributed`), which more workers would oversubscribe."""
+    global _cores_shared
+    _cores_shared = True
 
 
 def set_cpu_threads(count: int) -> None:
     """Runs CPU programs on `count` worker threads (IREE's task topology: one group of
     workers per thread). Must come before the CPU device opens (the first compiled call)."""
-    global _threads_set
     if device_open("local-task"):
         raise TenzrError("the CPU device is already open, so its thread count is fixed: set it before the first "
                          "compiled call (for tz.distributed, call tz.distributed.init() first)")
     rt.flags.parse_flags(f"--task_topology_group_count={int(count)}")
-    _threads_set = True
+    share_cores()
 
 
 _MPI_WORLD_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MPIEXEC_HOSTNAME")
@@ -107,7 +114,7 @@ def _open_device(driver: str) -> rt.HalDevice:
             return _busy_task_device()
         return rt.get_device(driver, cache=False)
     except (RuntimeError, ValueError) as e:
-        raise TenzrError(f"no usable '{driver}' device: {e}") from None
+        raise TenzrError(f"no usable '{iree_driver(driver)}' device: {e}") from None
     finally:
         os.environ.update(hidden)
 
@@ -180,11 +187,18 @@ _busy_task_refused = False
 tried again."""
 
 
+def busy_task_allowed() -> bool:
+    """Whether BUSY_TASK may open: not where the process shares its host's cores on purpose
+    (`share_cores`), nor where it failed to open, nor on a single core (which counts as
+    busy whenever anything else runs)."""
+    return not (_cores_shared or _busy_task_refused) and _usable_cores() >= 2
+
+
 def cpu_devices() -> tuple[str, ...]:
-    """The CPU devices a program's calls may run on: CPU_DRIVERS and, unless
-    `set_cpu_threads` fixed the worker count (as `tz.distributed` does) or it failed to
-    open, BUSY_TASK."""
-    return CPU_DRIVERS if _threads_set or _busy_task_refused else (*CPU_DRIVERS, BUSY_TASK)
+    """The CPU devices a program's calls may run on: CPU_DRIVERS and, where
+    `busy_task_allowed`, BUSY_TASK (after the task system, so ties go to it)."""
+    task, sync = CPU_DRIVERS
+    return (task, BUSY_TASK, sync) if busy_task_allowed() else CPU_DRIVERS
 
 
 CPU_DRIVER_ENV = "TENZR_CPU_DRIVER"
@@ -374,7 +388,7 @@ class _DriverChoice:
         """The driver for the next call."""
         if self.left > 0:
             return self.chosen
-        # (ties: the task system)
+        # (ties: the first candidate, the task system as `cpu_devices` orders them)
         return min(self._candidates(), key=lambda d: len(self.times[d]) / self._wanted(d))
 
     def waiting(self, driver: str) -> str:
@@ -396,8 +410,10 @@ class _DriverChoice:
         self.times[driver].append(seconds)
         busy = self._busy()
         if busy != self.busy:
-            # The calls so far ran on another machine, so to speak: they do not count.
+            # The calls so far ran on another machine, so to speak: they do not count, and
+            # the load is followed from now on.
             self.times = {d: [] for d in self.drivers}
+            self.since = self.sample()
         self.busy = busy
         if all(len(self.times[d]) >= self._wanted(d) for d in self._candidates()):
             self.chosen = min(self._candidates(), key=self._mean if self.busy else self._quantile)
@@ -591,20 +607,22 @@ class Program:
             raise TenzrError(mismatch or f"running '{name}' on {self.target.name} failed: {e}") from None
 
     def _opened(self, choice: _DriverChoice, driver: str) -> str:
-        """`driver`, loaded; or, where it is BUSY_TASK and its device does not open, the
-        driver `choice` picks without it (with a warning, once per process)."""
+        """`driver`, its device open; or, where it is BUSY_TASK and that may not or cannot
+        open, the driver `choice` picks without it (once the device failed to open, with a
+        warning, once per process), its round of timed calls going on."""
         global _busy_task_refused
         if driver != BUSY_TASK:
             return driver
-        try:
-            self._on(driver)
-        except TenzrError as e:
-            if not _busy_task_refused:
+        if busy_task_allowed():
+            try:
+                device_config(BUSY_TASK)
+                return driver
+            except TenzrError as e:
                 warn(f"the CPU workers for a busy machine could not start, so calls keep the usual ones: {e}")
-            _busy_task_refused = True
-            choice.leave_out(BUSY_TASK)
-            return choice.next()
-        return driver
+                _busy_task_refused = True
+        choice.leave_out(BUSY_TASK)
+        choice.left = 0
+        return choice.next()
 
     def _mismatch(self, name: str, inputs: list[Any]) -> str | None:
         """What is wrong with the inputs of a call IREE refused, said against the declaration."""

@@ -106,3 +106,19 @@ def test_without_mpi_the_error_says_what_to_install():
     assert "pip install 'tenzr[distributed]'" in out.stderr
     before = run("-c", "import tenzr as tz; tz.distributed.rank()", ranks=None)
     assert "tz.distributed.rank: call tz.distributed.init() first" in before.stderr
+
+
+def test_init_after_the_first_compiled_call_warns_and_adds_no_workers_beside_busy_ranks():
+    """Ranks on one host see one another as busy processes: even where their thread counts
+    are already fixed, `init` keeps them from opening the busy-machine workers."""
+    code = ("import warnings, numpy as np, tenzr as tz; from tenzr import runtime\n"
+            "tz.jit(lambda x: x + 1)(np.ones(2, np.float32))\n"
+            "before = runtime.busy_task_allowed()\n"
+            "with warnings.catch_warnings(record=True) as seen:\n"
+            "    warnings.simplefilter('always')\n"
+            "    tz.distributed.init()\n"
+            "print(before, runtime.busy_task_allowed(), any('came after the first compiled call' in str(w.message)"
+            " for w in seen))")
+    out = run("-c", code, ranks=None)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [str(len(os.sched_getaffinity(0)) >= 2), "False", "True"]
