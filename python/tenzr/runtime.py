@@ -422,15 +422,19 @@ class _DriverChoice:
 
     def drop(self, driver: str) -> bool:
         """Stops using `driver` (a call on it failed), and any other device of its IREE
-        driver; whether another driver is left."""
-        return self.leave_out(*(d for d in self.drivers if iree_driver(d) == iree_driver(driver)))
+        driver, and runs the first one left; whether one is left."""
+        if not self.leave_out(*(d for d in self.drivers if iree_driver(d) == iree_driver(driver))):
+            return False
+        self.left = self.RUN
+        return True
 
     def leave_out(self, *devices: str) -> bool:
-        """Stops using `devices`; whether another is left."""
+        """Stops using `devices` (a round of timed calls goes on without them); whether
+        another is left."""
         self.drivers = tuple(d for d in self.drivers if d not in devices)
         if not self.drivers:
             return False
-        self.chosen, self.left = self.drivers[0], self.RUN
+        self.chosen = self.drivers[0]
         self.times = {d: [] for d in self.drivers}
         return True
 
@@ -613,7 +617,7 @@ class Program:
         global _busy_task_refused
         if driver != BUSY_TASK:
             return driver
-        if busy_task_allowed():
+        if not (_cores_shared or _busy_task_refused):  # (the cores were counted in `cpu_devices`)
             try:
                 device_config(BUSY_TASK)
                 return driver
@@ -621,7 +625,6 @@ class Program:
                 warn(f"the CPU workers for a busy machine could not start, so calls keep the usual ones: {e}")
                 _busy_task_refused = True
         choice.leave_out(BUSY_TASK)
-        choice.left = 0
         return choice.next()
 
     def _mismatch(self, name: str, inputs: list[Any]) -> str | None:

@@ -347,8 +347,6 @@ def clear_caches() -> None:
     gc.collect()  # IREE's SystemContext refers to itself (through its bound modules)
 
 
-
-
 def traced_call(args: Any) -> bool:
     """Whether a transformation called on `args` is part of a trace (inside another
     transformation, or on traced arrays) rather than run on NumPy values."""
