@@ -316,18 +316,19 @@ class _DriverChoice:
 
     Beside busy processes no quantile of a few calls ranks the drivers: the task system's
     calls fall into two groups, both workers scheduled or one waited for. So when the CPU
-    time other processes took while the calls were timed (`machine_sample`) leaves fewer than
-    FREE_CORES of the cores this process may use, the choice goes by the mean of each
-    driver's last BUSY_PROBES calls, made as soon as each driver has made them, and the
-    task system runs on the BUSY_TASK device (more workers, none pinned). JAX's
-    threads are this process's own and IREE's compiler runs for it: neither counts. Calls
-    made before that verdict changed do not count: the task system's waited the other way
-    (`waiting`; giving way beside busy processes took up to 12 ms), and the synchronous
-    driver's ran while nothing else did (4 ms against 8 for the MLP step; kept, they chose
-    it in one of three benchmark runs that started the load after warming up). Resampling 150 calls of
-    each beside two busy processes on two cores, the means of six (now BUSY_PROBES) picked wrongly in 0.7% of
-    the choices for the MLP step (task system median 5.4 ms, synchronous 9.2) and 0.9% for
-    the GMM's (3.9 and 1.7 ms).
+    time other processes took while the calls were timed (`machine_sample`) leaves fewer
+    than FREE_CORES of the cores this process may use, the choice goes by the mean of each
+    driver's last BUSY_PROBES calls (twice as many where the means are within CLOSE), made
+    as soon as each driver has made them, and the task system runs on the BUSY_TASK device
+    (more workers, none pinned). JAX's threads are this process's own and IREE's compiler
+    runs for it: neither counts. Calls made before that verdict changed do not count: the
+    task system's waited the other way (`waiting`; giving way beside busy processes took up
+    to 12 ms), and the synchronous driver's ran while nothing else did (4 ms against 8 for
+    the MLP step; kept, they chose it in one of three benchmark runs that started the load
+    after warming up). Resampling 150 calls of each beside two busy processes on two cores,
+    the means of six (now BUSY_PROBES) picked wrongly in 0.7% of the choices for the MLP
+    step (task system median 5.4 ms, synchronous 9.2) and 0.9% for the GMM's (3.9 and 1.7
+    ms).
     """
 
     FIRST = 2
@@ -341,6 +342,15 @@ class _DriverChoice:
     the synchronous driver (mean 7.4, now 4 ms, now 8): resampled, means of six calls each
     chose wrongly 0.7% of the time, of eight 0.2%; in the benchmark, whose slow calls come in
     runs, six chose the synchronous driver in one of seven runs."""
+    CLOSE = 1.15
+    """Beside busy processes, means of BUSY_PROBES calls closer than this ratio are measured
+    again over twice as many calls before one is chosen. Beside one busy process on two
+    cores the MLP step's means were 3.9-4.1 ms (BUSY_TASK) and 4.9-5.0 (synchronous), each
+    call's spread wide: in windows of 500 interleaved calls of each (three runs), means of
+    eight chose wrongly 4-7% of the time, of sixteen 0-2%, and eight then sixteen where
+    closer than 1.15 0.4-2%, taking sixteen in 23-34% of the choices. Beside two busy
+    processes (means 4.7-4.9 and 6.8-6.9) eight chose wrongly 0-1% of the time, and this
+    rule took sixteen in 7-15%."""
     SHORTEST_WINDOW = 0.05
     """Seconds of timed calls below which the other processes' CPU time (counted in the
     kernel's 10 ms ticks) says too little to go by."""
@@ -359,6 +369,8 @@ class _DriverChoice:
         """The machine when this round of timed calls began."""
         self.busy = False
         """Whether other processes have kept the cores busy during this round (`_busy`)."""
+        self.busy_probes = self.BUSY_PROBES
+        """The calls of each driver whose mean counts beside busy processes, this round (CLOSE)."""
 
     def _busy(self) -> bool:
         """Whether other processes kept more than all but FREE_CORES of this process's cores
@@ -373,7 +385,7 @@ class _DriverChoice:
         return _usable_cores() - taken < self.FREE_CORES
 
     def _wanted(self, driver: str) -> int:
-        return (self.BUSY_PROBES if self.busy else self.PROBES[driver]) + (driver != self.chosen)
+        return (self.busy_probes if self.busy else self.PROBES[driver]) + (driver != self.chosen)
 
     def _candidates(self) -> tuple[str, ...]:
         """The devices measured now: beside busy processes BUSY_TASK stands in for the task
@@ -412,13 +424,24 @@ class _DriverChoice:
         if busy != self.busy:
             # The calls so far ran on another machine, so to speak: they do not count, and
             # the load is followed from now on.
-            self.times = {d: [] for d in self.drivers}
+            self._restart()
             self.since = self.sample()
         self.busy = busy
-        if all(len(self.times[d]) >= self._wanted(d) for d in self._candidates()):
-            self.chosen = min(self._candidates(), key=self._mean if self.busy else self._quantile)
-            self.left = self.RUN
-            self.times = {d: [] for d in self.drivers}
+        if not all(len(self.times[d]) >= self._wanted(d) for d in self._candidates()):
+            return
+        ranked = sorted(self._candidates(), key=self._mean if self.busy else self._quantile)
+        if self.busy and self.busy_probes == self.BUSY_PROBES and len(ranked) > 1 and (
+                self._mean(ranked[1]) < self.CLOSE * self._mean(ranked[0])):
+            self.busy_probes *= 2
+            return
+        self.chosen = ranked[0]
+        self.left = self.RUN
+        self._restart()
+
+    def _restart(self) -> None:
+        """Forgets the calls timed this round."""
+        self.times = {d: [] for d in self.drivers}
+        self.busy_probes = self.BUSY_PROBES
 
     def drop(self, driver: str) -> bool:
         """Stops using `driver` (a call on it failed), and any other device of its IREE
@@ -435,11 +458,11 @@ class _DriverChoice:
         if not self.drivers:
             return False
         self.chosen = self.drivers[0]
-        self.times = {d: [] for d in self.drivers}
+        self._restart()
         return True
 
     def _mean(self, driver: str) -> float:
-        return sum(self.times[driver][-self.BUSY_PROBES:]) / self.BUSY_PROBES
+        return sum(self.times[driver][-self.busy_probes:]) / self.busy_probes
 
     def _quantile(self, driver: str) -> float:
         kept = sorted(self.times[driver][-self.PROBES[driver]:])

@@ -452,6 +452,33 @@ def test_beside_busy_processes_the_task_system_runs_on_its_device_with_more_work
     assert BUSY_TASK not in _drive(quiet, lambda d, n: costs[d], 2 * _DriverChoice.RUN)
 
 
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2 if hasattr(os, "sched_getaffinity") else False,
+                    reason="on one core anything else running counts as busy")
+def test_beside_busy_processes_close_means_are_measured_over_twice_as_many_calls():
+    """Beside one busy process the BUSY_TASK device's calls spread wide: its first eight
+    average 5.5 ms against the synchronous driver's steady 5.0, within CLOSE, and the next
+    eight 3.0. The choice waits for sixteen calls of each and takes the busy device (its
+    mean 4.25 ms); means as far apart as CLOSE and more are chosen on eight."""
+    from tenzr.runtime import BUSY_TASK, CPU_DRIVERS, _DriverChoice
+
+    task, sync = CPU_DRIVERS
+    calls = {BUSY_TASK: 0}
+
+    def cost(driver, n):
+        if driver != BUSY_TASK:
+            return 5.0
+        calls[BUSY_TASK] += 1  # (the first, a warm-up before the load was known, does not count)
+        return 5.5 if calls[BUSY_TASK] <= 1 + _DriverChoice.BUSY_PROBES else 3.0
+
+    choice = _DriverChoice((task, sync, BUSY_TASK), sample=_busy_machine({}))
+    ran = _drive(choice, cost, _DriverChoice.FIRST + 4 * _DriverChoice.BUSY_PROBES + 20)
+    assert choice.busy and ran[-10:] == [BUSY_TASK] * 10
+    assert ran.count(sync) == 2 * _DriverChoice.BUSY_PROBES + 1
+    apart = _DriverChoice((task, sync, BUSY_TASK), sample=_busy_machine({}))
+    ran = _drive(apart, lambda d, n: 5.0 if d == sync else 5.0 * _DriverChoice.CLOSE + 0.1, 60)
+    assert ran[-10:] == [sync] * 10 and ran.count(BUSY_TASK) == _DriverChoice.BUSY_PROBES + 1
+
+
 def test_calls_timed_before_other_processes_started_do_not_count_once_they_did():
     """The synchronous driver's calls on a quiet machine took 1 ms; beside the busy
     processes that started midway through the probes they take 8, and the task system's
