@@ -1,13 +1,14 @@
 """Where a compiled step spends its time, dispatch by dispatch.
 
-    python benchmarks/profile_dispatches.py CNN [--top 25] [--forward | --jvp | --hvp] [--iree-flag=...]
+    python benchmarks/profile_dispatches.py CNN [--top 25] [--forward | --jvp | --hvp] [IREE flags...]
 
 Lowers the model's value_and_grad (or, with --forward, its loss; with --jvp, the loss's jvp
 along a random tangent of the parameters; with --hvp, the Hessian-vector product along it,
 as the jvp of the gradient) exactly as `tz.jit` does, compiles it with Tenzr's IREE
 flags for this CPU, then runs it under IREE's benchmark tool with host-execution profiling
 and prints each dispatch's mean time per step (largest first), the dispatch count and
-their sum. The sum excludes IREE's per-dispatch scheduling overhead, so fewer dispatches
+their sum (any other argument, such as `--iree-llvmcpu-enable-ukernels=all`, is passed to
+IREE's compiler). The sum excludes IREE's per-dispatch scheduling overhead, so fewer dispatches
 also matter. This is how the forms in conv_forms.md were chosen.
 """
 
@@ -102,4 +103,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except tz.TenzrError as error:  # (a flag IREE's compiler does not know, say)
+        sys.exit(str(error))
