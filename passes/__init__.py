@@ -3,6 +3,7 @@
 from tenzr.passes import (
     convert_tenzr_to_stablehlo,
     tenzr_barrier_constant_reductions,
+    tenzr_barrier_loop_results,
     tenzr_batch,
     tenzr_block_loop_writes,
     tenzr_bound_indices,
@@ -45,6 +46,7 @@ __all__ = [
     "parse_pipeline",
     "run_pipeline",
     "tenzr_barrier_constant_reductions",
+    "tenzr_barrier_loop_results",
     "tenzr_batch",
     "tenzr_block_loop_writes",
     "tenzr_bound_indices",

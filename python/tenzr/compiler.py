@@ -13,11 +13,12 @@ import tempfile
 
 from iree.compiler.tools.core import find_tool
 
-from tenzr.dialect.context import check_static_shapes, functions
+from tenzr.dialect.context import check_static_shapes, functions, make_context, parse_module
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.dialect.ir_imports import ir
 from tenzr.passes.registry import parse_pipeline, run_pipeline
 from tenzr.passes.rules.custom import TRACE
+from tenzr.passes.tenzr_barrier_loop_results import barrier_loop_results
 from tenzr.targets import SEPARATE_MULTI_USE, Target
 
 LOWERING_PIPELINE = ("builtin.module(tenzr-expand-lapack,tenzr-expand-fft,convert-tenzr-to-stablehlo,"
@@ -152,11 +153,36 @@ def flag_sets(text: str, target: Target, extra_flags: tuple[str, ...] = ()) -> t
     return tuple((*optimization, *extra_flags) for optimization in target.optimization_flags(text))
 
 
+_CIRCULAR_PARTITION = "circular dependency: input operation uses partition output"
+"""What IREE 3.13's stream partitioner says of a module it would order wrongly around a loop
+(tenzr-barrier-loop-results)."""
+
+
 def compile_stablehlo(text: str, target: Target, extra_flags: tuple[str, ...] = ()) -> bytes:
     """IREE-compiles StableHLO `text` for `target` with the first of `flag_sets` that IREE
     accepts; returns the .vmfb bytes. A module that IREE would miscompile through a region
     returning a value twice (`_returns_a_value_twice`) is compiled again without
-    multi-use fusion, which does not form such regions."""
+    multi-use fusion, which does not form such regions.
+
+    A module whose loops IREE's stream partitioner orders in a cycle with the dispatches
+    around them (_CIRCULAR_PARTITION under every flag set) is compiled again with each loop's
+    results behind a barrier (tenzr-barrier-loop-results) and without memoized command
+    buffers. Only then: barriers behind every loop made IREE 3.13 fail at run time on a
+    scan's gradient that compiled without them ("indirect buffer reference slot 0 is out
+    range", NO_MEMOIZATION's failure)."""
+    try:
+        return _compile_first_accepted(text, target, extra_flags)
+    except TenzrError as error:
+        if not any(_CIRCULAR_PARTITION in note for note, _ in error.notes):
+            raise
+    with make_context():
+        module = parse_module(text)
+        barrier_loop_results(module)
+        text = str(module)
+    return _compile_first_accepted(text, target, (*extra_flags, NO_MEMOIZATION))
+
+
+def _compile_first_accepted(text: str, target: Target, extra_flags: tuple[str, ...]) -> bytes:
     variants = flag_sets(text, target, extra_flags)
     for i, flags in enumerate(variants):
         try:

@@ -257,6 +257,21 @@ def test_scan_whose_body_iree_folds_to_constants_matches_jax():
     _same_as_jax(make, np.float64(0.9))
 
 
+@pytest.mark.parametrize("steps", [17, 33])
+def test_gradient_of_a_scalar_scan_with_a_step_past_its_blocks_matches_jax(steps):
+    """A scalar carry's scan runs in blocks of eight steps; the step left over is differentiated
+    outside the adjoint loop, its cotangent added to the loop's result. IREE 3.13's stream
+    partitioner ordered that in a cycle with the loop ("circular dependency"), and the module
+    did not compile; it does with the loop's results behind a barrier
+    (tenzr-barrier-loop-results)."""
+    def make(np_, lax_, ck):
+        def loss(w):
+            return lax_.scan(lambda c, _: (np_.tanh(w * c + 0.3), None), np.float64(0.1), None, length=steps)[0]
+        return loss
+
+    _same_as_jax(make, np.float64(0.9))
+
+
 def test_checkpoint_every_must_be_a_positive_int():
     with pytest.raises(TenzrError, match="checkpoint_every must be a positive int, got 0"):
         tz.jit(lambda x: tz.lax.scan(lambda c, r: (c + r, c), x[0], x, checkpoint_every=0))(XS)
