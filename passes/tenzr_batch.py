@@ -190,10 +190,13 @@ def batch_function(module: ir.Operation, name: str, in_axes: Sequence[int | None
             results.append(_moved(b, 0, axis) if axis else b)
     set_results(new, results)
     dce_everywhere(new)
-    if stack.calls:
-        for call in reversed(stack.calls):
-            if not any(has_uses(r) for r in call.results):
+    calls = stack.calls
+    while any(dead := [not any(has_uses(r) for r in call.results) for call in calls]):
+        # (a call read only by ops that read a later dead call is dead once `dce` took them)
+        for call, erase in reversed(list(zip(calls, dead, strict=True))):
+            if erase:
                 call.erase()
+        calls = [call for call, erase in zip(calls, dead, strict=True) if not erase]
         dce_everywhere(new)
     for i in given:
         if has_uses(args[i]):

@@ -250,6 +250,22 @@ def test_vmap_of_custom_rules_and_checkpoint_and_their_gradients():
           jax.grad(lambda a: jax.vmap(make(jnp, jax))(a).sum())(x))
 
 
+def test_vmap_of_the_gradient_of_a_scan_through_a_custom_jvp_matches_jax():
+    """A custom_jvp call on the carry of a scan: its gradient calls the function again on the
+    carry's primal, the batch runs each call per element, and the first call's loop is read
+    only through the ops before the second's (it was left unerased, "tenzr-batch left a use
+    of argument 2")."""
+    def make(np_, lib):
+        @lib.custom_jvp
+        def slog(x):
+            return np_.log(x)
+
+        slog.defjvp(lambda p, t: (slog(p[0]), t[0] / p[0]))
+        return lib.grad(lambda a: lib.lax.scan(lambda c, x: (slog(c + 2.) * a, None), 0.0, np.arange(1.0, 4.0))[0])
+
+    both(make, np.array([1.5, 2.0]))
+
+
 def test_axis_size_alone_stacks_the_same_results_as_jax():
     x = r(1, 2)
     for out_axes in (0, 1, -1):
