@@ -11,10 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from tenzr import debug, distributed, errors, fft, lax, linalg, nn, random, scipy, tree, tree_util
+from tenzr import debug, distributed, errors, fft, flatten_util, lax, linalg, nn, random, scipy, tree, tree_util
 from tenzr.batching import vmap
 from tenzr.core import (
-    Array,
     ShapeDtype,
     ShapeDtypeStruct,
     array,
@@ -28,6 +27,7 @@ from tenzr.core import (
     local_devices,
     ndarray,
 )
+from tenzr.core import ndarray as Array  # (JAX's `jax.Array`: a traced array, a result or one on a device)
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.flags import config, disable_jit
 from tenzr.forward import custom_jvp, hessian, jacfwd, jacrev, jvp, linearize
