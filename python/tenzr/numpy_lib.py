@@ -409,9 +409,16 @@ def tile(A: ArrayLike, reps: Any) -> Array:
 # --------------------------------------------------------------------------- cumulative and differences
 
 
+CUMSUM_BLOCK = 128
+"""Running sums along more than this many elements go block by block (`cumsum`)."""
+
+
 def cumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
     """Running sums along `axis` (of the flattened array when None): a product with a
-    triangle of ones, one matmul (its gradient is the reversed running sum)."""
+    triangle of ones (its gradient is the reversed running sum). Along more than
+    CUMSUM_BLOCK elements, each block of CUMSUM_BLOCK is summed so, and the running sum of
+    the blocks' totals before it added: O(n) work and memory instead of an n x n triangle
+    (10,000 elements took 15 s to compile that way, and 4 million asked for 116 TiB)."""
     x = asarray(a)
     if dtype is not None:
         x = x.astype(dtype)
@@ -420,9 +427,23 @@ def cumsum(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
     if axis is None:
         x, axis = ravel(x), 0
     (axis,) = _axes(axis, x.ndim)
-    n = x.shape[axis]
-    ones = constant(np.triu(np.ones((n, n))).astype(numpy_dtype(x.spec.dtype)), x.spec.dtype)
-    return moveaxis(matmul(moveaxis(x, axis, -1), ones), -1, axis)
+    return moveaxis(_running_sums(moveaxis(x, axis, -1)), -1, axis)
+
+
+def _running_sums(x: Array) -> Array:
+    """cumsum along the last axis."""
+    n = x.shape[-1]
+    size = builtins.min(n, CUMSUM_BLOCK)
+    ones = constant(np.triu(np.ones((size, size))).astype(numpy_dtype(x.spec.dtype)), x.spec.dtype)
+    if n <= CUMSUM_BLOCK:
+        return matmul(x, ones)
+    blocks = -(-n // size)
+    padded = pad(x, [(0, 0)] * (x.ndim - 1) + [(0, blocks * size - n)])
+    within = matmul(reshape(padded, (*x.shape[:-1], blocks, size)), ones)
+    before = _running_sums(within[..., :-1, -1])  # (the totals of the blocks before each, from the second)
+    offsets = pad(before, [(0, 0)] * (before.ndim - 1) + [(1, 0)])
+    summed = within + offsets[..., None]
+    return reshape(summed, (*x.shape[:-1], blocks * size))[..., :n]
 
 
 def cumprod(a: ArrayLike, axis: int | None = None, dtype: Any = None) -> Array:
