@@ -856,3 +856,18 @@ def test_debug_print_prints_what_jaxs_prints_as_programs_run(capsys):
         str({"a": np.ones(2, np.float32), "b": (3, "s")})]
     with pytest.raises(tz.TenzrError, match="fmt must be a string"):
         tz.jit(lambda v: tz.debug.print(v))(np.ones(2, np.float32))
+
+
+@pytest.mark.parametrize("dtype, rtol", [(np.float32, 1e-6), (np.float64, 1e-14)])
+def test_ndtri_keeps_its_relative_precision_in_both_tails(dtype, rtol):
+    """Against SciPy: from erfinv(2p - 1), 2p - 1 rounded to -1 in float32 below p = 3e-8,
+    so ndtri(1e-10) was -inf (SciPy -6.3613), and 1e-5 was off by 7e-5. Its derivative is
+    sqrt(2 pi) exp(ndtri(p)**2 / 2); 0 and 1 give -inf and inf, outside [0, 1] NaN."""
+    p = np.array([1e-37, 1e-20, 1e-10, 1e-8, 1e-5, 0.01, 0.2, 0.5, 0.7, 0.9, 0.999, 1 - 1e-7], dtype)
+    want = ss.ndtri(p.astype(np.float64))
+    np.testing.assert_allclose(tz.scipy.special.ndtri(p), want, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(tz.scipy.stats.norm.ppf(p[:4]), want[:4], rtol=rtol)
+    slope = tz.vmap(tz.grad(tz.scipy.special.ndtri))(p[2:])
+    np.testing.assert_allclose(slope, np.sqrt(2 * np.pi) * np.exp(want[2:] ** 2 / 2), rtol=10 * rtol)
+    edges = np.asarray(tz.scipy.special.ndtri(np.array([0.0, 1.0, -0.5, 1.5, np.nan], dtype)))
+    assert edges[0] == -np.inf and edges[1] == np.inf and np.isnan(edges[2:]).all()
