@@ -871,3 +871,11 @@ def test_ndtri_keeps_its_relative_precision_in_both_tails(dtype, rtol):
     np.testing.assert_allclose(slope, np.sqrt(2 * np.pi) * np.exp(want[2:] ** 2 / 2), rtol=10 * rtol)
     edges = np.asarray(tz.scipy.special.ndtri(np.array([0.0, 1.0, -0.5, 1.5, np.nan], dtype)))
     assert edges[0] == -np.inf and edges[1] == np.inf and np.isnan(edges[2:]).all()
+
+
+def test_erfcx_gradient_stays_finite_far_into_its_tail():
+    """erfcx'(x) = 2x erfcx(x) - 2/sqrt(pi): in float32 from x = 10 the branch not taken,
+    exp(x²)·erfc(x), overflowed, and its zero cotangent times inf made the gradient NaN."""
+    x = np.array([-2.0, 0.5, 9.0, 10.0, 30.0, 1e3], np.float32)
+    want = 2 * x.astype(np.float64) * ss.erfcx(x.astype(np.float64)) - 2 / np.sqrt(np.pi)
+    np.testing.assert_allclose(tz.vmap(tz.grad(tz.scipy.special.erfcx))(x), want, rtol=2e-4, atol=1e-9)

@@ -727,3 +727,19 @@ def test_long_running_sums_go_block_by_block_and_match_numpy():
     np.testing.assert_array_equal(tz.cumsum(ints), np.cumsum(ints))
     big = tz.jit(tz.cumsum)(np.ones(4_000_000, np.float32))
     assert big.shape == (4_000_000,) and float(big[-1]) == 4_000_000.0
+
+
+def test_sinc_derivatives_at_zero_are_its_series():
+    """sin(pi x)/(pi x) = 1 - (pi x)^2/6 + (pi x)^4/120 - ...: at 0 its second derivative is
+    -pi^2/3 and its fourth pi^4/5 (a `where` around 1 at 0 gave 0 for both); near 0 the
+    values stay NumPy's."""
+    second = tz.grad(tz.grad(tz.sinc))
+    np.testing.assert_allclose(second(np.float64(0.0)), -np.pi ** 2 / 3, rtol=1e-14)
+    np.testing.assert_allclose(tz.grad(tz.grad(second))(np.float64(0.0)), np.pi ** 4 / 5, rtol=1e-14)
+    assert float(tz.grad(tz.sinc)(np.float64(0.0))) == 0.0
+    xs = np.concatenate([np.linspace(-0.1, 0.1, 41), [0.5, 3.3]])
+    np.testing.assert_allclose(tz.sinc(xs), np.sinc(xs), rtol=1e-15, atol=1e-16)
+    h = 1e-4  # (central differences of the slope across the series' edge, pi x = 0.1)
+    for x in (0.1 / np.pi - 1e-3, 0.1 / np.pi + 1e-3):
+        slope = (np.sinc(x + h) - np.sinc(x - h)) / (2 * h)
+        np.testing.assert_allclose(tz.grad(tz.sinc)(np.float64(x)), slope, rtol=1e-7)

@@ -92,8 +92,11 @@ def erfcx(x: Any) -> Array:
     `_erfc_fraction`)."""
     x = tnp._float(x)
     tail = x >= _TAIL_FROM
-    big = tnp.where(tail, x, _TAIL_FROM)
-    return tnp.where(tail, 1.0 / (float(np.sqrt(np.pi)) * _erfc_fraction(big)), tnp.exp(x * x) * (1.0 - erf(x)))
+    # (each branch sees x only where it is taken: exp(x²) overflowed in the one not taken, and
+    # its zero cotangent times inf made the gradient NaN from x = 10 in float32)
+    big, small = tnp.where(tail, x, _TAIL_FROM), tnp.where(tail, 0.0, x)
+    inner = tnp.exp(small * small) * (1.0 - erf(small))
+    return tnp.where(tail, 1.0 / (float(np.sqrt(np.pi)) * _erfc_fraction(big)), inner)
 
 
 def erfinv(x: Any) -> Array:
