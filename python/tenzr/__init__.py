@@ -11,7 +11,22 @@ from typing import Any
 
 import numpy as np
 
-from tenzr import debug, distributed, errors, fft, flatten_util, lax, linalg, nn, random, scipy, tree, tree_util
+from tenzr import (
+    debug,
+    distributed,
+    errors,
+    fft,
+    flatten_util,
+    lax,
+    linalg,
+    nn,
+    numpy,
+    ops,
+    random,
+    scipy,
+    tree,
+    tree_util,
+)
 from tenzr.batching import vmap
 from tenzr.core import (
     ShapeDtype,
@@ -144,7 +159,6 @@ from tenzr.numpy_api import (
     tanh,
     transpose,
     true_divide,
-    where,
     zeros,
     zeros_like,
 )
@@ -276,6 +290,7 @@ from tenzr.numpy_lib import (
     vdot,
     vsplit,
     vstack,
+    where,
 )
 from tenzr.numpy_routines import (
     apply_along_axis,

@@ -84,12 +84,11 @@ from tenzr.numpy_api import (
     take,
     take_along_axis,
     transpose,
-    where,
     zeros,
 )
 from tenzr.numpy_api import max as reduce_max
 from tenzr.numpy_api import min as reduce_min
-from tenzr.numpy_api import where as where_  # (for bodies whose where= parameter hides `where`)
+from tenzr.numpy_api import where as where_  # (the select itself; `where` below also takes one argument)
 
 ArrayLike = Any
 
@@ -1821,6 +1820,20 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
                                                         fill_value, wanted)
     extras = [x for x, w in zip((index, inverse, counts), wanted, strict=True) if w]
     return (values, *extras) if extras else values
+
+
+@api_boundary
+def where(condition: ArrayLike, x: ArrayLike = None, y: ArrayLike = None, /, *, size: int | None = None,
+          fill_value: Any = None) -> Any:
+    """`x` where `condition` holds, else `y`, broadcast like NumPy; with `condition` alone,
+    `nonzero(condition, size=, fill_value=)` (as JAX's)."""
+    if x is None and y is None:
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        raise TenzrError("tz.where: give both x and y, or neither", user_location())
+    if size is not None or fill_value is not None:
+        raise TenzrError("tz.where: size and fill_value go with the one-argument form", user_location())
+    return where_(condition, x, y)
 
 
 @api_boundary

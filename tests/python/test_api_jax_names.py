@@ -879,3 +879,46 @@ def test_erfcx_gradient_stays_finite_far_into_its_tail():
     x = np.array([-2.0, 0.5, 9.0, 10.0, 30.0, 1e3], np.float32)
     want = 2 * x.astype(np.float64) * ss.erfcx(x.astype(np.float64)) - 2 / np.sqrt(np.pi)
     np.testing.assert_allclose(tz.vmap(tz.grad(tz.scipy.special.erfcx))(x), want, rtol=2e-4, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["segment_sum", "segment_prod", "segment_max", "segment_min"])
+def test_segment_reductions_match_jax(name):
+    """jax.ops' segment reductions: rows combined per id, ids out of range dropped, empty
+    segments the identity; num_segments from the ids outside a trace; gradients too."""
+    data = np.arange(1.0, 13.0).reshape(6, 2) * np.array([1.0, -0.5])
+    ids = np.array([0, 2, 2, 5, 0, 7])
+    ours, theirs = getattr(tz.ops, name), getattr(jax.ops, name)
+    np.testing.assert_array_equal(ours(data, ids, num_segments=6), theirs(data, ids, num_segments=6))
+    np.testing.assert_array_equal(ours(data, ids), theirs(data, ids))
+    np.testing.assert_array_equal(tz.jit(lambda d: ours(d, ids, 4))(data), theirs(data, ids, 4))
+    weights = np.linspace(0.5, 1.5, 6)
+
+    def loss(segment):
+        return lambda w: (segment(data * w[:, None], ids, 6) ** 2).sum()
+
+    if name == "segment_prod":  # (JAX differentiates it only with unique ids: central differences)
+        h, rows = 1e-6, np.eye(6)
+        want = [(loss(theirs)(weights + h * e) - loss(theirs)(weights - h * e)) / (2 * h) for e in rows]
+        np.testing.assert_allclose(tz.grad(loss(ours))(weights), want, rtol=1e-6)
+    else:
+        np.testing.assert_allclose(tz.grad(loss(ours))(weights), jax.grad(loss(theirs))(weights))
+    ints = np.arange(4, dtype=np.int32)
+    np.testing.assert_array_equal(ours(ints, np.array([0, 0, 2, 2]), 3), theirs(ints, np.array([0, 0, 2, 2]), 3))
+    with pytest.raises(tz.TenzrError, match="pass num_segments="):
+        tz.jit(lambda d, i: ours(d, i))(data, ids)
+
+
+def test_where_with_a_condition_alone_is_nonzero_and_tenzr_numpy_is_tz():
+    import tenzr.numpy as tnp
+
+    c = np.array([[1, 0], [0, 3]])
+    for got, want in zip(tz.where(c), jax.numpy.where(c), strict=True):
+        np.testing.assert_array_equal(got, want)
+    for got, want in zip(tz.jit(lambda c: tz.where(c, size=3, fill_value=-1))(c),
+                         jax.jit(lambda c: jax.numpy.where(c, size=3, fill_value=-1))(c), strict=True):
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(tz.TenzrError, match="give both x and y, or neither"):
+        tz.where(c, 1.0)
+    assert tnp.sum is tz.sum and tz.numpy.linalg is tz.linalg
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        tnp.no_such_name  # noqa: B018
