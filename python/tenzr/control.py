@@ -458,18 +458,22 @@ def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
     if p.shape != ():
         raise TenzrError(f"tz.lax.cond: pred must be a scalar, got {p.spec}", user_location())
     index = (p != 0) if p.spec.dtype != "i1" else p
-    return _case("tz.lax.cond", index.astype(np.int32), [false_fun, true_fun], operands)
+    return _case("tz.lax.cond", index.astype(np.int32), [false_fun, true_fun], operands, ("false_fun", "true_fun"))
 
 
-def _case(what: str, index: Array, branches: list[Callable[..., Any]], operands: tuple) -> Any:
+def _case(what: str, index: Array, branches: list[Callable[..., Any]], operands: tuple,
+          names: Sequence[str] | None = None) -> Any:
+    """The region op running `branches[index]`; an error names the branches `names` (else
+    "branch 0", ...)."""
     leaves, tree = _leaves(operands)
     avals = _avals(tree, leaves)
     traced = [_traced(branch, avals, f"branch{b}") for b, branch in enumerate(branches)]
+    named = list(names) if names else [f"branch {b}" for b in range(len(branches))]
     first = traced[0]
     for b, t in enumerate(traced[1:], 1):
         if t.out_tree != first.out_tree or t.result_specs != first.result_specs:
-            raise TenzrError(f"{what}: every branch must return the same structure and types: branch 0 returns "
-                             f"{_shown(first.out_tree, first.result_specs)}, branch {b} returns "
+            raise TenzrError(f"{what}: every branch must return the same structure and types: {named[0]} returns "
+                             f"{_shown(first.out_tree, first.result_specs)}, {named[b]} returns "
                              f"{_shown(t.out_tree, t.result_specs)}", user_location())
     types = _types(leaves)
     op = _region_op(T.case.name, [index.value, *(a.value for a in leaves)],

@@ -425,6 +425,10 @@ class Array(SpecMetadata):
     def astype(self, dtype: Any) -> Array:
         return astype(self, dtype)
 
+    def __setitem__(self, index: Any, value: Any) -> None:
+        raise TenzrError("a traced array cannot be changed in place; write x = x.at[index].set(value) (or .add, "
+                         ".multiply, ... as in JAX)", user_location())
+
     # NumPy's operators and methods, bound to tenzr.numpy_api's functions there (at the end
     # of that module, which imports this one).
     T: Array

@@ -1254,11 +1254,42 @@ def _index_entries(index: Any, ndim: int) -> list:
     return entries + [slice(None)] * (ndim - len([e for e in entries if e is not None]))
 
 
+def _concrete_masks_as_indices(index: Any, shape: tuple[int, ...]) -> Any:
+    """`index` with each NumPy boolean array in it (a mask whose entries are known while
+    tracing) as the integer arrays of its true positions, as JAX's; a mask must have the
+    shape of the dims it indexes."""
+    entries = list(index) if isinstance(index, tuple) else [index]
+
+    def is_mask(e: Any) -> bool:
+        return isinstance(e, np.ndarray) and e.dtype == np.bool_ and e.ndim > 0
+
+    if not any(is_mask(e) for e in entries):
+        return index
+    spanned = builtins.sum(e.ndim if is_mask(e) else 1 for e in entries if e is not None and e is not Ellipsis)
+    out: list[Any] = []
+    dim = 0
+    for e in entries:
+        if e is Ellipsis:
+            dim += len(shape) - spanned
+        elif is_mask(e):
+            if e.shape != shape[dim:dim + e.ndim]:
+                raise TenzrError(f"a boolean index of shape {e.shape} does not match the shape "
+                                 f"{shape[dim:dim + e.ndim]} of the dims it indexes", user_location())
+            out.extend(np.nonzero(e))
+            dim += e.ndim
+            continue
+        elif e is not None:
+            dim += 1
+        out.append(e)
+    return tuple(out)
+
+
 def getitem(x: Array, index: Any) -> Array:
     """NumPy basic and integer-array indexing: ints, slices (any step), None, Ellipsis and
     integer arrays (several are broadcast together, as NumPy); an index array's out-of-range
-    entries clamp, each along its own dimension (as JAX's)."""
-    entries = _index_entries(index, x.ndim)
+    entries clamp, each along its own dimension (as JAX's). A NumPy boolean mask indexes its
+    true positions (a traced one cannot: the result's shape would depend on its values)."""
+    entries = _index_entries(_concrete_masks_as_indices(index, x.shape), x.ndim)
     # With an index array present, integers count as advanced indices too (NumPy's rule):
     # that decides whether the advanced indices are adjacent, hence where their dims go.
     has_array = any(_is_index_array(e) for e in entries)
@@ -1274,8 +1305,8 @@ def getitem(x: Array, index: Any) -> Array:
         n = x.shape[dim]
         if isinstance(e, (bool, np.bool_)) or (_is_index_array(e) and np.dtype(
                 getattr(e, "dtype", np.asarray(e).dtype) if not isinstance(e, Array) else e.dtype) == np.bool_):
-            raise TenzrError("boolean mask indexing gives a data-dependent shape; use tz.where(mask, x, 0) instead",
-                             user_location())
+            raise TenzrError("boolean mask indexing with a traced mask gives a data-dependent shape; use "
+                             "tz.where(mask, x, 0), or a NumPy mask", user_location())
         if isinstance(e, (int, np.integer)):
             i = int(e) + n if e < 0 else int(e)
             if not 0 <= i < n:

@@ -73,7 +73,7 @@ def function_name(fn: Callable) -> str:
 def positional(fn: Callable, args: tuple, kwargs: dict[str, Any]) -> tuple:
     """`args` and `kwargs` as `fn`'s positional arguments, its defaults filled in (JAX's
     `resolve_kwargs`, for the transformations whose rules take every argument by position:
-    custom_vjp, custom_jvp, checkpoint)."""
+    custom_vjp, custom_jvp)."""
     if not kwargs:
         return args
     try:
@@ -1058,12 +1058,14 @@ def checkpoint(fun: Callable, prevent_cse: bool = True, policy: Any = None,
 
     @functools.wraps(fun)
     def checkpointed(*args: Any, **kwargs: Any) -> Any:
-        args = positional(fun, args, kwargs)
         trace = current_trace()
         if trace is None:
-            return fun(*args)
+            return fun(*args, **kwargs)
+        # (keyword arguments, keyword-only ones too, pass as one more pytree, as JAX's)
+        body = functools.wraps(fun)(lambda given, named: fun(*given, **named)) if kwargs else fun
+        args = (args, kwargs) if kwargs else args
         leaves = [asarray(leaf) for leaf in flatten(args)[0]]
-        traced = trace_into(trace, fun, args, function_name(fun))
+        traced = trace_into(trace, body, args, function_name(fun))
         traced.func.attributes[CHECKPOINT] = ir.UnitAttr.get()
         traced.func.attributes["sym_visibility"] = ir.StringAttr.get("private")
         return unflatten(traced.out_tree, call_function(traced.name, [*leaves, *traced.captures], traced.result_types))

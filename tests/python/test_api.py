@@ -907,10 +907,23 @@ def test_error_numpy_function_on_traced_value():
 
 
 def test_error_boolean_mask_and_bad_index():
-    with pytest.raises(tz.TenzrError, match="boolean mask indexing"):
+    with pytest.raises(tz.TenzrError, match="boolean mask indexing with a traced mask"):
         tz.jit(lambda x: x[x > 0])(np.ones(3))
+    with pytest.raises(tz.TenzrError, match=r"a boolean index of shape \(2,\) does not match the shape \(3,\)"):
+        tz.jit(lambda x: x[:, np.array([True, False])])(np.ones((2, 3)))
     with pytest.raises(tz.TenzrError, match="index 5 is out of bounds for axis 0 with size 3"):
         tz.jit(lambda x: x[5])(np.ones(3))
+
+
+def test_numpy_boolean_masks_index_their_true_positions_under_jit_as_jax():
+    """A NumPy mask's entries are known while tracing: it indexes as np.nonzero's arrays, as
+    JAX's (over one dim or several, after an ellipsis or a new axis), and differentiates."""
+    jax = pytest.importorskip("jax")
+    x = np.arange(6.0).reshape(2, 3)
+    row, grid = np.array([True, False, True]), np.array([[True, False, True], [False, False, True]])
+    for index in [(slice(None), row), grid, (Ellipsis, row), (None, grid), (np.array([False, True]), 1)]:
+        np.testing.assert_array_equal(tz.jit(lambda v, i=index: v[i])(x), jax.jit(lambda v, i=index: v[i])(x))
+    np.testing.assert_array_equal(tz.grad(lambda v: (v[grid] ** 2).sum())(x), np.where(grid, 2 * x, 0.0))
 
 
 def test_index_arrays_out_of_range_clamp_reads_and_drop_writes_as_jax():

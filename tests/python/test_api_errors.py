@@ -190,3 +190,12 @@ def test_threads_tracing_different_programs_do_not_mix():
         t.join()
     for k in range(6):
         np.testing.assert_allclose(out[k], np.exp(x) * k, rtol=1e-14)
+
+
+def test_assigning_into_a_traced_array_points_at_at():
+    def f(x):
+        x[0] = 1.0
+        return x
+
+    with pytest.raises(tz.TenzrError, match=r"cannot be changed in place; write x = x.at\[index\].set\(value\)"):
+        tz.jit(f)(np.ones(2))

@@ -375,7 +375,10 @@ def test_scan_body_must_return_a_pair():
 
 def test_branches_must_agree():
     message = _traced_error(lambda x: tz.lax.cond(x.sum() > 0, lambda a: a, lambda a: a.sum(), x), H0)
-    assert "every branch must return the same structure and types" in message
+    assert "every branch must return the same structure and types: false_fun returns tensor<f64>, true_fun returns " \
+        "tensor<4xf64>" in message
+    message = _traced_error(lambda x: tz.lax.switch(1, [lambda a: a, lambda a: a.sum()], x), H0)
+    assert "branch 0 returns tensor<4xf64>, branch 1 returns tensor<f64>" in message
 
 
 def test_python_if_on_a_traced_value_names_lax_cond():
@@ -542,3 +545,18 @@ def test_scan_unrolls_bodies_by_their_size_and_keeps_the_steps_values():
     carry, ys = tz.jit(lambda xs: tz.lax.scan(stepper(15), tz.zeros(3), xs))(xs)
     np.testing.assert_allclose(carry, h, rtol=1e-6)
     np.testing.assert_allclose(ys, sums, rtol=1e-6)
+
+
+def test_checkpoint_passes_keyword_arguments_keyword_only_ones_too():
+    """As jax.checkpoint: keyword arguments (keyword-only ones too) pass through, and are
+    differentiated like the positional ones. (They were refused: 'could not be given positions'.)"""
+    def loss(x, *, k):
+        return tz.exp(x * k).sum()
+
+    def jax_loss(x, *, k):
+        return jnp.exp(x * k).sum()
+
+    x = np.array([0.5, -1.0])
+    _assert_close(tz.grad(tz.checkpoint(loss))(x, k=2.0), jax.grad(jax.checkpoint(jax_loss))(x, k=2.0))
+    _assert_close(tz.grad(lambda k: tz.checkpoint(loss)(x, k=k))(np.float64(1.5)),
+                  jax.grad(lambda k: jax.checkpoint(jax_loss)(x, k=k))(np.float64(1.5)))
