@@ -421,9 +421,31 @@ class Traceable:
         return compile_traceable(self.trace_call, args, self.target, self.cache_key())
 
     @api_boundary
-    def lower(self, *args: Any) -> str:
-        """The StableHLO module that calling with `args` compiles."""
-        return _lower_main(self.trace_call, args, self.target)[1]
+    def lower(self, *args: Any) -> Lowered:
+        """The StableHLO module that calling with `args` compiles (a `Lowered`: its text)."""
+        return Lowered(_lower_main(self.trace_call, args, self.target)[1],
+                       lambda: (self.compiled(*args), lambda *given: Traceable.__call__(self, *given))[1])
+
+
+class Lowered(str):
+    """What `lower` gives: the StableHLO module's text, a str, with the methods of JAX's
+    `Lowered` (`jax.jit(f).lower(x).compile()(x)`)."""
+
+    def __new__(cls, text: str, compile_now: Callable[[], Callable[..., Any]]) -> Lowered:
+        lowered = super().__new__(cls, text)
+        lowered._compile_now = compile_now
+        return lowered
+
+    _compile_now: Callable[[], Callable[..., Any]]
+
+    def as_text(self, dialect: str | None = None, **_: Any) -> str:
+        """The module's text (StableHLO, whatever `dialect` asks)."""
+        return str(self)
+
+    def compile(self, compiler_options: Any = None) -> Callable[..., Any]:
+        """Compiles the module now (or finds it compiled) and returns the function to call it
+        with: the arguments `lower` was given, less the static ones, as JAX's `Compiled`."""
+        return self._compile_now()
 
 
 class jit(Traceable):  # JAX's name
@@ -478,8 +500,17 @@ class jit(Traceable):  # JAX's name
         return Traceable.compiled(*self._bound(args, kwargs))
 
     @api_boundary
-    def lower(self, *args: Any, **kwargs: Any) -> str:
-        return Traceable.lower(*self._bound(args, kwargs))
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+        traceable, *given = self._bound(args, kwargs)
+        text = Traceable.lower(traceable, *given)
+        if traceable is self:
+            return text
+
+        def compile_now() -> Callable[..., Any]:
+            traceable.compiled(*given)
+            return lambda *dynamic, **named: Traceable.__call__(traceable, dynamic, named)
+
+        return Lowered(text, compile_now)
 
     def _bound(self, args: tuple, kwargs: dict) -> tuple[Any, ...]:
         """(the traceable to call, its arguments): this jit and `args` when nothing is

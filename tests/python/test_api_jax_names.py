@@ -922,3 +922,17 @@ def test_where_with_a_condition_alone_is_nonzero_and_tenzr_numpy_is_tz():
     assert tnp.sum is tz.sum and tz.numpy.linalg is tz.linalg
     with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
         tnp.no_such_name  # noqa: B018
+
+
+def test_lower_gives_the_module_text_with_jax_lowered_methods():
+    """`jit(f).lower(...)` is the module's text (a str) with JAX's `as_text()` and
+    `compile()`; the compiled function takes the arguments less the static ones, as JAX's."""
+    f = tz.jit(lambda x, n: x * n, static_argnums=1)
+    lowered = f.lower(np.ones(2), 3)
+    assert isinstance(lowered, str) and lowered.as_text() == str(lowered) and "stablehlo.multiply" in lowered
+    np.testing.assert_array_equal(lowered.compile()(np.full(2, 2.0)),
+                                  jax.jit(lambda x, n: x * n, static_argnums=1).lower(np.ones(2), 3).compile()(
+                                      np.full(2, 2.0)))
+    np.testing.assert_allclose(tz.jit(tz.sin).lower(np.zeros(3)).compile()(np.ones(3)), np.sin(np.ones(3)))
+    keyed = tz.jit(lambda x, *, k: x * k).lower(np.ones(2), k=2.0).compile()
+    np.testing.assert_array_equal(keyed(np.ones(2), k=np.float64(5.0)), [5.0, 5.0])
