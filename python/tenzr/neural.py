@@ -27,15 +27,18 @@ def sigmoid(x: Any) -> Array:
     return emit(T.sigmoid, tnp._float(x))
 
 
-def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False, return_sign: bool = False) -> Any:
-    """log(sum(b * exp(a))) over `axis` without overflow (b = 1 when not given): the max is
-    subtracted first, as a constant for the gradient (which is then exactly softmax). With
-    return_sign, (log |sum|, the sum's sign)."""
+def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False, return_sign: bool = False,
+              where: Any = None) -> Any:
+    """log(sum(b * exp(a))) over `axis` without overflow (b = 1 when not given), over the
+    entries `where` selects if given: the max is subtracted first, as a constant for the
+    gradient (which is then exactly softmax). With return_sign, (log |sum|, the sum's sign)."""
     a = tnp._float(a)
     if b is not None:
         a, b = promote(a, b)
         shape = np.broadcast_shapes(a.shape, b.shape)
         a, b = tnp.broadcast_to(a, shape), tnp.broadcast_to(b, shape)
+    if where is not None:
+        a = _masked(a, where, -np.inf)
     peak = stop_gradient(tnp.max(a, axis, keepdims=True))
     peak = tnp.where(tnp.abs(peak) < np.inf, peak, 0.0)  # an infinite max (all -inf) shifts by 0
     total = tnp.sum(tnp.exp(a - peak) if b is None else b * tnp.exp(a - peak), axis, keepdims=True)
@@ -46,18 +49,34 @@ def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False, r
     return (out, sign) if return_sign else out
 
 
-def log_softmax(x: Any, axis: int = -1) -> Array:
-    x = tnp._float(x)
-    return x - logsumexp(x, axis, keepdims=True)
+def _masked(x: Array, where: Any, fill: float) -> Array:
+    """x where `where` (broadcast to x's shape) holds, else `fill`."""
+    return tnp.where(tnp.broadcast_to(asarray(where), x.shape), x, fill)
 
 
-def softmax(x: Any, axis: int = -1) -> Array:
+def log_softmax(x: Any, axis: int = -1, where: Any = None) -> Array:
+    """x - logsumexp(x) along `axis`; with `where`, over the entries it selects, the others
+    -inf (as JAX's)."""
     x = tnp._float(x)
-    shifted = tnp.exp(x - stop_gradient(tnp.max(x, axis, keepdims=True)))
+    out = x - logsumexp(x, axis, keepdims=True, where=where)
+    return out if where is None else _masked(out, where, -np.inf)
+
+
+def softmax(x: Any, axis: int = -1, where: Any = None) -> Array:
+    """exp(x) normalised along `axis`; with `where`, over the entries it selects, the others
+    0 (as JAX's: a masked attention's weights)."""
+    x = tnp._float(x)
+    if where is not None:
+        x = _masked(x, where, -np.inf)
+    peak = stop_gradient(tnp.max(x, axis, keepdims=True))
+    if where is not None:  # (a row with nothing selected: its peak -inf, shift by 0)
+        peak = tnp.where(tnp.abs(peak) < np.inf, peak, 0.0)
+    shifted = tnp.exp(x - peak)
     # One reciprocal per row and a multiply (within 1.5 ulp of dividing; each row's sum is
     # >= 1): IREE then fuses the normalisation instead of running its own softmax kernel,
     # 711 -> 459 us on the transformer benchmark's attention.
-    return shifted * (1.0 / tnp.sum(shifted, axis, keepdims=True))
+    out = shifted * (1.0 / tnp.sum(shifted, axis, keepdims=True))
+    return out if where is None else _masked(out, where, 0.0)
 
 
 def relu6(x: Any) -> Array:

@@ -936,3 +936,22 @@ def test_lower_gives_the_module_text_with_jax_lowered_methods():
     np.testing.assert_allclose(tz.jit(tz.sin).lower(np.zeros(3)).compile()(np.ones(3)), np.sin(np.ones(3)))
     keyed = tz.jit(lambda x, *, k: x * k).lower(np.ones(2), k=2.0).compile()
     np.testing.assert_array_equal(keyed(np.ones(2), k=np.float64(5.0)), [5.0, 5.0])
+
+
+def test_softmax_log_softmax_and_logsumexp_take_where_as_jax():
+    """Masked attention's form: the entries `where` leaves out count for nothing (softmax 0,
+    log_softmax -inf there), a row with none left gives 0 and -inf; gradients too."""
+    x = np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 4.0], [1.0, 1.0, 1.0]])
+    mask = np.array([[True, False, True], [True, True, True], [False, False, False]])
+    for name in ("softmax", "log_softmax"):
+        np.testing.assert_allclose(getattr(tz.nn, name)(x, where=mask), getattr(jax.nn, name)(x, where=mask))
+    np.testing.assert_allclose(tz.nn.logsumexp(x, axis=1, where=mask), jax.nn.logsumexp(x, axis=1, where=mask))
+    np.testing.assert_allclose(tz.scipy.special.logsumexp(x, axis=1, where=mask),
+                               jax.scipy.special.logsumexp(x, axis=1, where=mask))
+    w = np.array([0.3, -0.2, 0.9])
+    for name in ("softmax", "log_softmax"):  # (the entries left out weigh nothing: -inf in log_softmax)
+        ours = tz.grad(lambda v, n=name: tz.where(mask[:2], getattr(tz.nn, n)(v, where=mask[:2]) * w, 0.0).sum())(x[:2])
+        theirs = jax.grad(lambda v, n=name: jax.numpy.where(mask[:2], getattr(jax.nn, n)(v, where=mask[:2]) * w,
+                                                            0.0).sum())(x[:2])
+        assert np.isfinite(ours).all()
+        np.testing.assert_allclose(ours, theirs, atol=1e-15)
