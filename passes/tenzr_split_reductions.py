@@ -14,6 +14,13 @@ combiner's identity:
   then the block sums: one flat float32 reduce of 1M values fused after elementwise work
   loses 2e-4 relative (IREE accumulates serially); two stages keep it near 1e-7 and
   parallelise better.
+
+A dot_general contracting SPLIT_SUM_AT or more float32 (or half) values along one dim, whose
+partial sums (its result times the blocks) number at most SPLIT_DOT_PARTIALS, contracts
+blocks of about sqrt(k) as a batch dim, then sums the blocks: IREE accumulated a long dot
+product serially, and a float32 `v @ v` of 16M values was off by 6e-3 relative (1M: 9e-5;
+`X.T @ X` of a [1M, 4] X: 9e-5), where JAX's was within 3e-8. Products with many results
+(a large matmul) keep their one contraction.
 """
 
 from __future__ import annotations
@@ -31,6 +38,8 @@ from tenzr.passes.rules.indexing import identity_element
 from tenzr.passes.views import splat_value, view
 
 SPLIT_SUM_AT = 4096
+SPLIT_DOT_PARTIALS = 1 << 20
+"""The most partial sums a split dot_general may make (4 MiB of float32)."""
 
 
 def _split_sum(x: Value, dim: int, init: float | int | bool) -> Value:
@@ -60,7 +69,44 @@ def reduce_in_stages(x: Value, init: float | int | bool, dims: Sequence[int], co
     return sh.reduce(x, init, dims, combiner)
 
 
+def _split_dot(op: ir.Operation) -> Value | None:
+    """The dot_general `op` contracted in blocks and then summed (module docstring), or None
+    where it stays as it is."""
+    a, b = op.operands
+    dims = view(op)["dot_dimension_numbers"]
+    sa, sb, result = sh.spec(a), sh.spec(b), sh.spec(op.results[0])
+    if (len(dims.lhs_contracting) != 1 or not sa.is_float or sa.dtype == "f64" or sb.dtype != sa.dtype
+            or result.dtype != sa.dtype):
+        return None
+    (ca,), (cb,) = dims.lhs_contracting, dims.rhs_contracting
+    k = sa.shape[ca]
+    block = 1 << max(1, (k.bit_length() + 1) // 2)
+    blocks = -(-k // block)
+    if k < SPLIT_SUM_AT or blocks * max(1, result.size) > SPLIT_DOT_PARTIALS:
+        return None
+
+    def in_blocks(x: Value, dim: int) -> Value:
+        s = sh.spec(x)
+        if blocks * block != k:  # pad with zeros up to whole blocks
+            high = [blocks * block - k if d == dim else 0 for d in range(s.rank)]
+            x = sh.pad(x, sh.zeros(TensorSpec((), s.dtype)), [0] * s.rank, high, [0] * s.rank)
+        return sh.reshape(x, (*s.shape[:dim], blocks, block, *s.shape[dim + 1:]))
+
+    def moved(batch: Sequence[int], dim: int) -> list[int]:
+        return [d if d < dim else d + 1 for d in batch]
+
+    partial = sh.dot_general(in_blocks(a, ca), in_blocks(b, cb),
+                             ([*moved(dims.lhs_batch, ca), ca], [*moved(dims.rhs_batch, cb), cb]), ([ca + 1], [cb + 1]))
+    # (its dims: the batch dims, the blocks, then each operand's free dims, as the product's)
+    return reduce_in_stages(partial, 0.0, [len(dims.lhs_batch)], "add")
+
+
 def split_reductions(module: ir.Operation) -> None:
+    for op in ops_named(module, {sh.dot_general.op_name}):
+        with op.location, ir.InsertionPoint(op):
+            split = _split_dot(op)
+        if split is not None:
+            replace_op(op, [split])
     for op in ops_named(module, {sh.reduce.op_name}):
         reduce = view(op)
         combiner, dims = reduce["combiner"], list(reduce["dimensions"])
@@ -86,9 +132,9 @@ def split_reductions(module: ir.Operation) -> None:
 @dataclass
 class TenzrSplitReductions(Pass):
     flag: ClassVar[str] = "tenzr-split-reductions"
-    summary: ClassVar[str] = ("Reduce one dim at a time, innermost first; sum long float rows in two stages; take "
-                              "-sum(x) for sum(-x) (orders and stages IREE compiles well); a reduction over no dims "
-                              "from its identity is its operand.")
+    summary: ClassVar[str] = ("Reduce one dim at a time, innermost first; sum long float rows, and long float32 "
+                              "contractions with few results, in two stages; take -sum(x) for sum(-x) (orders and "
+                              "stages IREE compiles well); a reduction over no dims from its identity is its operand.")
     example_input: ClassVar[str] = """\
 func.func @f(%x: tensor<8x4x3xf32>) -> tensor<4xf32> {
   %zero = stablehlo.constant dense<0.0> : tensor<f32>

@@ -135,3 +135,17 @@ def test_erfc_slope_where_its_continued_fraction_takes_over(dtype):
     x = np.array([1.4999, 1.5, 1.5001, 3.0], dtype)
     slope = tz.grad(lambda v: tz.scipy.special.erfc(v).sum())(x)
     np.testing.assert_allclose(slope, -2 / np.sqrt(np.pi) * np.exp(-x.astype(np.float64) ** 2), rtol=1e-5)
+
+
+def test_long_float32_contractions_keep_their_precision():
+    """Against float64 NumPy: a dot product of 4M float32 values, a [1M, 4] X's X.T @ X, and
+    their einsum, each contracted in blocks then summed (tenzr-split-reductions). IREE's one
+    serial accumulation was off by 9e-5 relative at 1M values and 6e-3 at 16M."""
+    rng = np.random.default_rng(5)
+    v = (rng.random(4_000_000) + 0.5).astype(np.float32)
+    x = rng.random((1_000_000, 4)).astype(np.float32)
+    exact = np.dot(v.astype(np.float64), v.astype(np.float64))
+    assert abs(float(tz.jit(lambda a: a @ a)(v)) / exact - 1) < 2e-6
+    gram = x.astype(np.float64).T @ x.astype(np.float64)
+    np.testing.assert_allclose(tz.jit(lambda a: a.T @ a)(x), gram, rtol=2e-6)
+    np.testing.assert_allclose(tz.jit(lambda a: tz.einsum("ni,ni->i", a, a))(x), np.diag(gram), rtol=2e-6)
