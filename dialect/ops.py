@@ -309,7 +309,8 @@ def _convert_rule(op: Op) -> TensorSpec:
     return out
 
 
-convert = OpDef("convert", "Converts the element type; the result type names the new one.", ("x",),
+convert = OpDef("convert", "Converts the element type; the result type names the new one. A real float becomes an "
+                "integer saturating, NaN 0 (as JAX's).", ("x",),
                 _convert_rule, given_result=True, elementwise=True)
 
 # --------------------------------------------------------------------------- linear algebra

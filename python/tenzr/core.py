@@ -622,8 +622,21 @@ class ConcreteArray(np.ndarray):
 
     def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> Any:
         """NumPy's, with Python's `float`, `int` and `complex` meaning JAX's defaults, as in
-        traced code (`requested_dtype`: float32, int32 and complex64 without x64)."""
-        return super().astype(requested_dtype(dtype), *args, **kwargs)
+        traced code (`requested_dtype`: float32, int32 and complex64 without x64), and real
+        floats becoming integers saturating, NaN 0, as traced code and JAX's do (NumPy's
+        values out of range are undefined)."""
+        target = np.dtype(requested_dtype(dtype))
+        if self.dtype.kind != "f" or target.kind not in "iu":
+            return super().astype(target, *args, **kwargs)
+        info, plain = np.iinfo(target), np.asarray(self)
+        with np.errstate(invalid="ignore", over="ignore"):
+            past = plain.dtype.type(float(info.max) + 1)
+            top = np.nextafter(past, plain.dtype.type(0)) if np.isfinite(past) else np.finfo(plain.dtype).max
+            inside = np.clip(np.nan_to_num(plain, nan=0.0), max(float(info.min), -float(np.finfo(plain.dtype).max)),
+                             top).astype(target, *args, **kwargs)
+            inside[plain >= past] = info.max
+            inside[plain <= plain.dtype.type(info.min)] = info.min
+        return inside.view(ConcreteArray)
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """NumPy's, with JAX's promotion for arithmetic and comparisons, as in traced code: an
@@ -707,18 +720,21 @@ def summed_dtype(dtype: np.dtype) -> np.dtype:
 
 
 def _jax_promoted(ufunc: np.ufunc, inputs: tuple) -> tuple:
-    """`inputs` cast to the one type JAX's promotion gives them (arrays strong; Python and
-    NumPy scalars weak, as `_is_scalar`), where it differs from NumPy's: an integer or bool
-    array meeting a float one (or a weak float) becomes float, as do integers given to a
-    function whose result is float (`true_divide`, `sin`, `sqrt`, ...)."""
+    """`inputs` cast to the one type JAX's promotion gives them, where it differs from
+    NumPy's: results (`ConcreteArray`s) are strong; Python and NumPy scalars (`_is_scalar`)
+    and plain NumPy arrays weak, as a NumPy array met inside a trace is (so `result *
+    np.ones(2)` keeps a float32 result float32, eager or jitted). An integer or bool array
+    meeting a float one (or a weak float) becomes float, as do integers given to a function
+    whose result is float (`true_divide`, `sin`, `sqrt`, ...); a bool one meeting a weak
+    integer becomes the default integer, an integer one keeps its type."""
     if ufunc not in _JAX_PROMOTED:
         if ufunc.nin == 1 and isinstance(inputs[0], np.ndarray) and inputs[0].dtype.kind in "biu" and (
                 np.dtype(ufunc.resolve_dtypes((inputs[0].dtype, None))[-1]).kind == "f"):
             return (inputs[0].astype(_inexact(inputs[0].dtype)),)
         return inputs
-    strong = [np.dtype(x.dtype) for x in inputs if isinstance(x, np.ndarray)]
-    weak = [np.asarray(x).dtype.kind if isinstance(x, np.generic) else type(x).__name__[0]
-            for x in inputs if _is_scalar(x)]
+    strong = [np.dtype(x.dtype) for x in inputs if isinstance(x, ConcreteArray)]
+    weak = [np.asarray(x).dtype.kind if isinstance(x, (np.generic, np.ndarray)) else type(x).__name__[0]
+            for x in inputs if _is_scalar(x) or (isinstance(x, np.ndarray) and not isinstance(x, ConcreteArray))]
     inexact = [d for d in strong if d.kind in "fc"]
     if inexact:
         target = np.result_type(*inexact)
@@ -730,7 +746,10 @@ def _jax_promoted(ufunc: np.ufunc, inputs: tuple) -> tuple:
         target = default_float()
     elif ufunc is np.true_divide and strong:
         joined = np.result_type(*strong)
-        target = _inexact(default_int() if joined.kind == "b" and "i" in weak else joined)
+        target = _inexact(default_int() if joined.kind == "b" and weak else joined)
+    elif strong and weak and set(weak) <= {"i", "u", "b"}:
+        joined = np.result_type(*strong)
+        target = default_int() if joined.kind == "b" and set(weak) - {"b"} else joined
     else:
         return inputs
     return tuple(x.astype(target) if isinstance(x, (np.ndarray, np.generic)) and x.dtype != target else x

@@ -176,3 +176,18 @@ def test_eager_arrays_are_never_changed_behind_other_names():
     copied = tz.asarray(source)
     source[0] = 9.0
     np.testing.assert_array_equal(copied, [1.0, 1.0, 1.0])
+
+
+def test_results_meeting_numpy_arrays_promote_eagerly_as_under_jit():
+    """A result (`ConcreteArray`) is strong, a plain NumPy array weak, as a NumPy array met
+    inside a trace is: float32 results times float64 NumPy arrays stay float32, a bool
+    result times a Python int is the default int, eager and jitted alike (eagerly they
+    followed NumPy: float64 and int64)."""
+    f32, flags, i32 = tz.ones(2, tz.float32), tz.array([True, False]), tz.array([1, 2], dtype=tz.int32)
+    cases = [(lambda a: a * np.ones(2), f32), (lambda b: b * 3, flags), (lambda i: i + np.array([1, 2]), i32),
+             (lambda b: b / 2, flags), (lambda a: a + np.ones(2, np.float16), f32)]
+    for fn, x in cases:
+        eager, jitted = fn(x), tz.jit(fn)(x)
+        assert eager.dtype == jitted.dtype, (eager.dtype, jitted.dtype)
+        np.testing.assert_array_equal(eager, jitted)
+    assert (tz.ones(2, tz.float64) * np.ones(2, np.float32)).dtype == np.float64

@@ -183,3 +183,18 @@ def test_loops_carry_small_integers():
 
     x = np.array([1, 100, 250], np.uint8)
     _check(tz.jit(lambda v: count(tz, tz.lax, v))(x), jax.jit(lambda v: count(jnp, jax.lax, v))(x), "fori_loop")
+
+
+@pytest.mark.parametrize("source", [np.float16, np.float32, np.float64])
+def test_floats_become_integers_saturating_as_jax(source):
+    """Out of an integer type's range a float becomes its nearest bound, NaN 0, as JAX's,
+    jitted and eager (StableHLO and NumPy leave those values undefined: IREE gave the
+    minimum for NaN and 1e10 alike, NumPy wraps)."""
+    x = np.array([np.nan, np.inf, -np.inf, 6e4, -6e4, 2.7, -2.7, 300.0, -1.0, 127.5], source)
+    for target in (np.int8, np.uint8, np.int16, np.int32, np.uint32):
+        want = np.asarray(jax.numpy.asarray(x).astype(target))
+        np.testing.assert_array_equal(tz.jit(lambda v, t=target: v.astype(t))(x), want)
+        np.testing.assert_array_equal(tz.asarray(x).astype(target), want)
+    big = np.array([1e30, -1e30, np.nan], np.float32)
+    np.testing.assert_array_equal(tz.jit(lambda v: v.astype(np.int64))(big),
+                                  [np.iinfo(np.int64).max, np.iinfo(np.int64).min, 0])

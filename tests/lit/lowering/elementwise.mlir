@@ -113,6 +113,23 @@ func.func @convert(%x: tensor<3xf32>) -> tensor<3xi1> {
   return %1 : tensor<3xi1>
 }
 
+// A real float becomes an integer saturating, NaN 0 (as JAX's): clamped into the range the
+// conversion is defined on (2^31 - 128 is float32's largest below 2^31), the bounds and NaN
+// selected after.
+// CHECK-LABEL: func.func @convert_saturating
+// CHECK: %[[C:.*]] = stablehlo.clamp %{{.*}}, %[[X:.*]], %{{.*}} : (tensor<f32>, tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+// CHECK: %[[I:.*]] = stablehlo.convert %[[C]] : (tensor<3xf32>) -> tensor<3xi32>
+// CHECK: %[[ABOVE:.*]] = stablehlo.compare GE, %[[X]], %{{.*}}, FLOAT
+// CHECK: %[[S1:.*]] = stablehlo.select %[[ABOVE]], %{{.*}}, %[[I]]
+// CHECK: %[[BELOW:.*]] = stablehlo.compare LE, %[[X]], %{{.*}}, FLOAT
+// CHECK: %[[S2:.*]] = stablehlo.select %[[BELOW]], %{{.*}}, %[[S1]]
+// CHECK: %[[NAN:.*]] = stablehlo.compare NE, %[[X]], %[[X]], FLOAT
+// CHECK: stablehlo.select %[[NAN]], %{{.*}}, %[[S2]]
+func.func @convert_saturating(%x: tensor<3xf32>) -> tensor<3xi32> {
+  %0 = "tenzr.convert"(%x) : (tensor<3xf32>) -> tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+
 // CHECK-LABEL: func.func @constant
 // CHECK: stablehlo.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
 func.func @constant() -> tensor<2xf32> {
