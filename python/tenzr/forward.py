@@ -344,31 +344,81 @@ class custom_jvp(Traceable):  # JAX's name
         def f_jvp(primals, tangents): ...   # -> (f(*primals), tangent out), linear in tangents
 
     Reverse mode transposes the rule, so `grad` of f uses it too (as in JAX).
+
+    As in JAX, the arguments at `nondiff_argnums` (Python values: functions, flags, sizes)
+    are not differentiated: the rule takes them first, in argument order, then the primals
+    and tangents of the others (`f_jvp(fn, primals, tangents)` for `f(fn, x)` with
+    nondiff_argnums=(0,)).
     """
 
     def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = (), target: str | Target = "cpu"):
-        if nondiff_argnums:
-            raise TenzrError("custom_jvp: nondiff_argnums is not supported yet; close over such values instead")
         self.fn = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
         self.rule: Callable | None = None
         self._in_rule: Traced | None = None  # f, while its rule (which commonly calls f) is traced
+        self._fixed: dict[Any, custom_jvp] = {}
+        """The custom_jvp of the other arguments, per hashable value of the nondiff ones."""
         self.target = as_target(target)
         functools.update_wrapper(self, fun, updated=())
+
+    @api_boundary
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not self.nondiff_argnums:
+            return Traceable.__call__(self, *args, **kwargs)
+        inner, rest = self._with_nondiff_fixed(positional(self.fn, args, kwargs))
+        return inner(*rest)
+
+    def _with_nondiff_fixed(self, args: tuple) -> tuple[custom_jvp, tuple]:
+        """(the custom_jvp of the arguments other than `nondiff_argnums`, with those fixed at
+        their values in `args`; those other arguments)."""
+        count, fname = len(args), function_name(self.fn)
+        positions = sorted({i % count for i in self.nondiff_argnums if -count <= i < count})
+        if len(positions) != len(self.nondiff_argnums):
+            raise TenzrError(f"custom_jvp of '{fname}': nondiff_argnums {self.nondiff_argnums} do not name distinct "
+                             f"arguments of the {count} given")
+        if self.rule is None:
+            raise TenzrError(f"custom_jvp function '{fname}' has no rule: decorate one with @{fname}.defjvp")
+        given = tuple(args[i] for i in positions)  # (the rule takes them in argument order, as JAX's)
+        rest = tuple(a for i, a in enumerate(args) if i not in positions)
+        try:
+            key: Any = (tuple(positions), given, count)
+            hash(key)
+        except TypeError:
+            key = None
+        if key is not None and key in self._fixed:
+            return self._fixed[key], rest
+        fixed = {i: args[i] for i in positions}
+
+        def merged(others: tuple) -> list:
+            it = iter(others)
+            return [fixed[i] if i in fixed else next(it) for i in range(count)]
+
+        inner = custom_jvp(functools.wraps(self.fn)(lambda *others: self.fn(*merged(others))), target=self.target)
+        rule = self.rule
+        inner.defjvp(lambda primals, tangents: rule(*given, primals, tangents))
+        if key is not None:
+            self._fixed[key] = inner
+        return inner, rest
 
     def with_keywords(self, args: tuple, kwargs: dict[str, Any]) -> tuple[Traceable, tuple]:
         return self, positional(self.fn, args, kwargs)  # (the rule takes every argument by position)
 
     def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
-        """Sets the rule `jvp(primals, tangents) -> (primal out, tangent out)`; returns it."""
+        """Sets the rule `jvp(primals, tangents) -> (primal out, tangent out)` (with
+        nondiff_argnums, `jvp(*those, primals, tangents)`); returns it."""
         if symbolic_zeros:
             raise TenzrError("custom_jvp.defjvp: symbolic_zeros=True is not supported")
         self.rule = jvp
+        self._fixed.clear()
         return jvp
 
     def defjvps(self, *jvps: Callable | None) -> None:
         """Sets the rule from one function per argument (JAX's `defjvps`): `jvps[i](tangent
         of argument i, primal out, *primals)` is that argument's part of the output tangent
         (None: it has none); the parts add up."""
+        if self.nondiff_argnums:
+            raise TenzrError("custom_jvp.defjvps cannot be used with nondiff_argnums (as in JAX); use defjvp")
+
         def rule(primals: tuple, tangents: tuple) -> tuple:
             if len(jvps) != len(primals):
                 raise TenzrError(f"custom_jvp.defjvps: {len(jvps)} rules for {len(primals)} arguments")

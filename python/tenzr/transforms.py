@@ -1054,7 +1054,7 @@ class custom_vjp(Traceable):  # JAX's name
             raise TenzrError(f"custom_vjp of '{function_name(self.fn)}': nondiff_argnums {self.nondiff_argnums} "
                              f"for a call with {count} arguments")
         fixed = {i: args[i] for i in positions}
-        given = [args[i % count] for i in self.nondiff_argnums]  # (bwd takes them in the order named, as JAX's)
+        given = [args[i] for i in positions]  # (bwd takes them in argument order, as JAX's, which sorts them)
         fn, fwd, bwd = self.fn, self.fwd, self.bwd
         assert fwd is not None and bwd is not None
 

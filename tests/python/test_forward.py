@@ -576,7 +576,43 @@ def test_custom_vjp_with_nondiff_argnums_as_in_jax():
         def scaled(k, a, m):
             return a * k * m
 
-        scaled.defvjp(lambda k, a, m: (a * k * m, None), lambda m, k, _, g: (g * k * m * 2,))  # (bwd: 2x on purpose)
+        # (bwd takes k and m in argument order, as JAX's; its rule is wrong on purpose, to tell them apart)
+        scaled.defvjp(lambda k, a, m: (a * k * m, None), lambda first, second, _, g: (g * (first + 10 * second),))
         return lambda a: scaled(3.0, a, 5.0).sum()
 
     close(tz.grad(ordered(tz))(x), lambda: jax.grad(ordered(jax))(x))
+    close(tz.grad(ordered(tz))(x), np.full(4, 53.0))
+
+
+def test_custom_jvp_with_nondiff_argnums_as_in_jax():
+    """A function argument and two numbers held out of differentiation: the rule takes them
+    first, in argument order, then the other arguments' primals and tangents; under grad,
+    jit, vmap and jvp. (nondiff_argnums was refused.)"""
+    import functools
+
+    def make(np_, lib):
+        @functools.partial(lib.custom_jvp, nondiff_argnums=(0,))
+        def apply(f, a):
+            return f(a)
+
+        @apply.defjvp
+        def apply_jvp(f, primals, tangents):
+            return f(primals[0]), 2.0 * tangents[0]  # (a made-up derivative: the rule is what runs)
+
+        @functools.partial(lib.custom_jvp, nondiff_argnums=(2, 1))
+        def affine(a, n, m):
+            return a * n + m
+
+        @affine.defjvp
+        def affine_jvp(first, second, primals, tangents):
+            return affine(primals[0], first, second), tangents[0] * (first + 100 * second)
+
+        return lambda a: (apply(np_.sin, a) * affine(a, 3.0, 1.0)).sum()
+
+    x = r(4)
+    close(tz.grad(make(tz, tz))(x), lambda: jax.grad(make(jnp, jax))(x))
+    close(tz.jit(tz.grad(make(tz, tz)))(x), lambda: jax.grad(make(jnp, jax))(x))
+    xs = r(2, 4)
+    close(tz.vmap(tz.grad(make(tz, tz)))(xs), lambda: jax.vmap(jax.grad(make(jnp, jax)))(jnp.asarray(xs)))
+    close(tz.jvp(make(tz, tz), (x,), (np.ones(4),)), lambda: jax.jvp(make(jnp, jax), (x,), (np.ones(4),)))
+    close(make(tz, tz)(x), lambda: make(jnp, jax)(x))
