@@ -17,6 +17,7 @@ from tenzr import (
     errors,
     fft,
     flatten_util,
+    image,
     lax,
     linalg,
     nn,
