@@ -111,6 +111,33 @@ def numpy_dtype(dtype: str) -> np.dtype:
     return np.dtype(_NUMPY_DTYPES[dtype])
 
 
+class Saturation(NamedTuple):
+    """How a real float type becomes an integer type saturating, as JAX's: clamp into
+    [low, top] (the floats the conversion is defined on), then the values at or past
+    `past` (or at or below `floor`) are the integer type's max (or min), and NaN is 0."""
+
+    low: float
+    top: float
+    past: float
+    """The first float past the integer range, 2^bits (inf past the float type's range)."""
+    floor: float
+    """The integer minimum as a float (-inf past the float type's range)."""
+    minimum: int
+    maximum: int
+
+
+def saturation(source: np.dtype, target: np.dtype) -> Saturation:
+    """`Saturation` of float type `source` (bfloat16 too) into integer type `target`."""
+    import ml_dtypes  # (its finfo knows bfloat16)
+
+    ints, floats = np.iinfo(target), ml_dtypes.finfo(source)
+    largest = float(floats.max)
+    past, floor = float(ints.max) + 1, float(ints.min)  # (powers of two: exact wherever in range)
+    top = min(past * (1 - 2.0 ** -(floats.nmant + 1)), largest)  # (the float just below 2^bits)
+    return Saturation(max(floor, -largest), top, past if past <= largest else math.inf,
+                      floor if floor >= -largest else -math.inf, int(ints.min), int(ints.max))
+
+
 def element_type_of(dtype: np.dtype | type) -> str:
     """The tenzr element-type name of a NumPy dtype (ml_dtypes' bfloat16 included)."""
     dt = np.dtype(dtype)

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
-
 from tenzr.dialect import ops as T
 from tenzr.dialect.ir_imports import Value
 from tenzr.dialect.opdef import Op, OpDef
-from tenzr.dialect.types import INT_TYPES, UNSIGNED_TYPES, numpy_dtype
+from tenzr.dialect.types import INT_TYPES, UNSIGNED_TYPES, numpy_dtype, saturation
 from tenzr.passes import stablehlo as sh
 from tenzr.passes.rules import Cotangents, Lowering, Tangents, bilinear, jvp, linear, lowers, no_derivative, vjp
 
@@ -101,15 +99,11 @@ def _lower_convert(op: Op) -> Value:
     s = sh.spec(x)
     if not s.is_float or dtype not in INT_TYPES:
         return sh.convert(x, dtype)
-    source, info = numpy_dtype(s.dtype), np.iinfo(numpy_dtype(dtype))
-    with np.errstate(over="ignore"):  # (powers of two, exact where finite; past the float type's range its inf)
-        low, past = source.type(info.min), source.type(float(info.max) + 1)
-    top = np.nextafter(past, source.type(0)) if np.isfinite(past) else np.finfo(source).max
+    bounds = saturation(numpy_dtype(s.dtype), numpy_dtype(dtype))
     scalar, ints = s.with_shape(()), s.with_dtype(dtype)
-    inside = sh.convert(sh.clamp(sh.full(scalar, max(float(low), float(-np.finfo(source).max))), x,
-                                 sh.full(scalar, float(top))), dtype)
-    out = sh.select(sh.compare(x, sh.full(s, float(past)), "GE"), sh.full(ints, int(info.max)), inside)
-    out = sh.select(sh.compare(x, sh.full(s, float(low)), "LE"), sh.full(ints, int(info.min)), out)
+    inside = sh.convert(sh.clamp(sh.full(scalar, bounds.low), x, sh.full(scalar, bounds.top)), dtype)
+    out = sh.select(sh.compare(x, sh.full(s, bounds.past), "GE"), sh.full(ints, bounds.maximum), inside)
+    out = sh.select(sh.compare(x, sh.full(s, bounds.floor), "LE"), sh.full(ints, bounds.minimum), out)
     return sh.select(sh.compare(x, x, "NE"), sh.zeros(ints), out)
 
 

@@ -37,6 +37,7 @@ from tenzr.dialect.types import (
     ir_type,
     numpy_dtype,
     real_dtype,
+    saturation,
     spec_of,
 )
 from tenzr.flags import default_complex, default_float, default_int, requested_dtype
@@ -623,20 +624,17 @@ class ConcreteArray(np.ndarray):
     def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> Any:
         """NumPy's, with Python's `float`, `int` and `complex` meaning JAX's defaults, as in
         traced code (`requested_dtype`: float32, int32 and complex64 without x64), and real
-        floats becoming integers saturating, NaN 0, as traced code and JAX's do (NumPy's
-        values out of range are undefined)."""
+        floats (bfloat16 too) becoming integers saturating, NaN 0, as traced code and JAX's do
+        (NumPy's values out of range are undefined)."""
         target = np.dtype(requested_dtype(dtype))
-        if self.dtype.kind != "f" or target.kind not in "iu":
+        if target.kind not in "iu" or not (self.dtype.kind == "f" or self.dtype.name == "bfloat16"):
             return super().astype(target, *args, **kwargs)
-        info, plain = np.iinfo(target), np.asarray(self)
-        with np.errstate(invalid="ignore", over="ignore"):
-            past = plain.dtype.type(float(info.max) + 1)
-            top = np.nextafter(past, plain.dtype.type(0)) if np.isfinite(past) else np.finfo(plain.dtype).max
-            inside = np.clip(np.nan_to_num(plain, nan=0.0), max(float(info.min), -float(np.finfo(plain.dtype).max)),
-                             top).astype(target, *args, **kwargs)
-            inside[plain >= past] = info.max
-            inside[plain <= plain.dtype.type(info.min)] = info.min
-        return inside.view(ConcreteArray)
+        bounds, plain = saturation(self.dtype, target), np.asarray(self)
+        with np.errstate(invalid="ignore"):
+            inside = np.clip(np.nan_to_num(plain.astype(np.float64), nan=0.0), bounds.low, bounds.top).astype(target)
+            saturated = np.where(plain >= bounds.past, bounds.maximum, np.where(plain <= bounds.floor, bounds.minimum,
+                                                                                 inside))
+        return np.asarray(saturated, dtype=target).view(ConcreteArray)
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """NumPy's, with JAX's promotion for arithmetic and comparisons, as in traced code: an
@@ -721,20 +719,21 @@ def summed_dtype(dtype: np.dtype) -> np.dtype:
 
 def _jax_promoted(ufunc: np.ufunc, inputs: tuple) -> tuple:
     """`inputs` cast to the one type JAX's promotion gives them, where it differs from
-    NumPy's: results (`ConcreteArray`s) are strong; Python and NumPy scalars (`_is_scalar`)
-    and plain NumPy arrays weak, as a NumPy array met inside a trace is (so `result *
-    np.ones(2)` keeps a float32 result float32, eager or jitted). An integer or bool array
-    meeting a float one (or a weak float) becomes float, as do integers given to a function
-    whose result is float (`true_divide`, `sin`, `sqrt`, ...); a bool one meeting a weak
-    integer becomes the default integer, an integer one keeps its type."""
+    NumPy's: arrays are strong (a plain NumPy array's 64-bit type taken as JAX takes it, 32
+    bits without x64: `result * np.ones(2)` stays float32), Python and NumPy scalars weak
+    (`_is_scalar`). An integer or bool array meeting a float one (or a weak float) becomes
+    float, as do integers given to a function whose result is float (`true_divide`, `sin`,
+    `sqrt`, ...); a bool one meeting a weak integer becomes the default integer."""
     if ufunc not in _JAX_PROMOTED:
         if ufunc.nin == 1 and isinstance(inputs[0], np.ndarray) and inputs[0].dtype.kind in "biu" and (
                 np.dtype(ufunc.resolve_dtypes((inputs[0].dtype, None))[-1]).kind == "f"):
             return (inputs[0].astype(_inexact(inputs[0].dtype)),)
         return inputs
-    strong = [np.dtype(x.dtype) for x in inputs if isinstance(x, ConcreteArray)]
-    weak = [np.asarray(x).dtype.kind if isinstance(x, (np.generic, np.ndarray)) else type(x).__name__[0]
-            for x in inputs if _is_scalar(x) or (isinstance(x, np.ndarray) and not isinstance(x, ConcreteArray))]
+    plain = [x for x in inputs if isinstance(x, np.ndarray) and not isinstance(x, ConcreteArray)]
+    strong = [np.dtype(x.dtype) if isinstance(x, ConcreteArray) else canonical(x.dtype)
+              for x in inputs if isinstance(x, np.ndarray)]
+    weak = [np.asarray(x).dtype.kind if isinstance(x, np.generic) else type(x).__name__[0]
+            for x in inputs if _is_scalar(x)]
     inexact = [d for d in strong if d.kind in "fc"]
     if inexact:
         target = np.result_type(*inexact)
@@ -746,14 +745,25 @@ def _jax_promoted(ufunc: np.ufunc, inputs: tuple) -> tuple:
         target = default_float()
     elif ufunc is np.true_divide and strong:
         joined = np.result_type(*strong)
-        target = _inexact(default_int() if joined.kind == "b" and weak else joined)
-    elif strong and weak and set(weak) <= {"i", "u", "b"}:
-        joined = np.result_type(*strong)
-        target = default_int() if joined.kind == "b" and set(weak) - {"b"} else joined
+        target = _inexact(default_int() if joined.kind == "b" and "i" in weak else joined)
+    elif strong and all(d.kind == "b" for d in strong) and "i" in weak:
+        target = default_int()
+    elif plain and strong:
+        target = np.result_type(*strong)
     else:
         return inputs
     return tuple(x.astype(target) if isinstance(x, (np.ndarray, np.generic)) and x.dtype != target else x
                  for x in inputs)
+
+
+def canonical(dtype: np.dtype) -> np.dtype:
+    """A NumPy array's type as JAX takes it: 64-bit ones as 32-bit without x64."""
+    dtype = np.dtype(dtype)
+    if dtype.itemsize == 8 and dtype.kind in "iuf" and default_int().itemsize == 4:
+        return np.dtype(f"{dtype.kind}4")
+    if dtype == np.complex128 and default_int().itemsize == 4:
+        return np.dtype(np.complex64)
+    return dtype
 
 
 class _AnyArray(type):

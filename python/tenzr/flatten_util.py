@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 import tenzr as tz  # (its public functions: they run eagerly too)
+from tenzr.core import canonical
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.pytree import flatten, unflatten
 
@@ -30,6 +31,8 @@ def ravel_pytree(pytree: Any) -> tuple[Any, Callable[[Any], Any]]:
         vector = tz.asarray(vector)
         if vector.shape != (ends[-1],):
             raise TenzrError(f"unravel: expected a vector of shape ({ends[-1]},), got {vector.shape}")
+        if isinstance(vector, np.ndarray) and canonical(vector.dtype) == joined:  # (a float64 NumPy vector
+            vector = vector.astype(joined)  # for float32 leaves, as JAX without x64 takes it: scipy.optimize's)
         if np.dtype(vector.dtype) != joined:
             raise TenzrError(f"unravel: expected a vector of dtype {np.dtype(joined).name}, got "
                              f"{np.dtype(vector.dtype).name}")

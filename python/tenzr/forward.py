@@ -351,6 +351,9 @@ class custom_jvp(Traceable):  # JAX's name
     nondiff_argnums=(0,)).
     """
 
+    KEPT_FIXED = 64
+    """The most nondiff values whose custom_jvp is kept for the next call with them."""
+
     def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = (), target: str | Target = "cpu"):
         self.fn = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
@@ -380,13 +383,15 @@ class custom_jvp(Traceable):  # JAX's name
             raise TenzrError(f"custom_jvp function '{fname}' has no rule: decorate one with @{fname}.defjvp")
         given = tuple(args[i] for i in positions)  # (the rule takes them in argument order, as JAX's)
         rest = tuple(a for i, a in enumerate(args) if i not in positions)
-        try:
-            key: Any = (tuple(positions), given, count)
+        try:  # (types too: 1, 1.0 and True are equal, and the rule may tell them apart)
+            key: Any = (tuple(positions), tuple((type(g), g) for g in given), count)
             hash(key)
         except TypeError:
             key = None
         if key is not None and key in self._fixed:
             return self._fixed[key], rest
+        if len(self._fixed) >= self.KEPT_FIXED:  # (new functions on every call: keep the cache bounded)
+            self._fixed.clear()
         fixed = {i: args[i] for i in positions}
 
         def merged(others: tuple) -> list:

@@ -171,5 +171,8 @@ def scale_and_translate(image: Any, shape: Sequence[int], spatial_dims: Sequence
         raise TenzrError("scale_and_translate: the nearest method is not supported (as in JAX)", user_location())
     if not np.issubdtype(x.dtype, np.inexact):
         x = x.astype(tz.result_type(x.dtype, float))
+    if chosen is ResizeMethod.CUBIC_PYTORCH and antialias:
+        chosen = ResizeMethod.CUBIC
     scales, translations = _static(scale, "scale", len(dims)), _static(translation, "translation", len(dims))
-    return _resampled(x, shape, dims, scales, translations, chosen, antialias, False)
+    return _resampled(x, shape, dims, scales, translations, chosen, antialias,
+                      chosen is ResizeMethod.CUBIC_PYTORCH and not antialias)

@@ -1258,7 +1258,8 @@ def _concrete_masks_as_indices(index: Any, shape: tuple[int, ...]) -> Any:
     """`index` with each NumPy boolean array in it (a mask whose entries are known while
     tracing) as the integer arrays of its true positions, as JAX's; a mask must have the
     shape of the dims it indexes."""
-    entries = list(index) if isinstance(index, tuple) else [index]
+    entries = [np.asarray(e) if isinstance(e, list) and e and builtins.all(isinstance(v, (bool, np.bool_)) for v in e)
+               else e for e in (index if isinstance(index, tuple) else [index])]  # (a list of bools is a mask too)
 
     def is_mask(e: Any) -> bool:
         return isinstance(e, np.ndarray) and e.dtype == np.bool_ and e.ndim > 0

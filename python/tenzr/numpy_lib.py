@@ -543,7 +543,8 @@ def sinc(x: ArrayLike) -> Array:
     t = np.pi * x
     near = abs(t) < SINC_SERIES_BELOW
     safe = where(near, 1.0, t)
-    tt = t * t
+    tt = where(near, t * t, 0.0)  # (each branch sees x only where taken: far out the series overflowed,
+    # and its zero cotangent times inf made the gradient NaN)
     series = tt * 0.0 + _SINC_SERIES[-1]
     for c in reversed(_SINC_SERIES[:-1]):
         series = series * tt + c

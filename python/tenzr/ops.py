@@ -30,14 +30,19 @@ def _segments(name: str, combine: str, identity: Any, data: Any, segment_ids: An
         raise TenzrError(f"tz.ops.{name}: mode must be None or 'drop' (JAX's default here), got {mode!r}",
                          user_location())
     start = tz.full((int(num_segments), *data.shape[1:]), identity(data.dtype), data.dtype)
+    ids = tz.where(ids < 0, int(num_segments), ids)  # (dropped, as JAX's: `.at` counts negative ids from the end)
     return getattr(start.at[ids], combine)(data, mode="drop")
 
 
 def _lowest(dtype: Any) -> Any:
+    if np.dtype(dtype) == np.bool_:
+        return False
     return -np.inf if np.issubdtype(dtype, np.inexact) else np.iinfo(dtype).min
 
 
 def _highest(dtype: Any) -> Any:
+    if np.dtype(dtype) == np.bool_:
+        return True
     return np.inf if np.issubdtype(dtype, np.inexact) else np.iinfo(dtype).max
 
 

@@ -168,7 +168,8 @@ def flatten_up_to(treedef: TreeDef, tree: Any) -> list[Any]:
             found.append(t)
             return
         sub = flatten(t, lambda x: x is not t)[1] if t is not None or d.kind != "none" else TreeDef("none")
-        if sub.kind != d.kind or sub.keys != d.keys or len(sub.subtrees) != len(d.subtrees):
+        if sub.kind != d.kind or sub.keys != d.keys or sub.container[:1] != d.container[:1] or \
+                len(sub.subtrees) != len(d.subtrees):
             raise TenzrError(f"the tree {sub} does not have the structure {d}")
         if d.kind == "none":
             return

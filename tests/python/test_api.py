@@ -921,7 +921,8 @@ def test_numpy_boolean_masks_index_their_true_positions_under_jit_as_jax():
     jax = pytest.importorskip("jax")
     x = np.arange(6.0).reshape(2, 3)
     row, grid = np.array([True, False, True]), np.array([[True, False, True], [False, False, True]])
-    for index in [(slice(None), row), grid, (Ellipsis, row), (None, grid), (np.array([False, True]), 1)]:
+    for index in [(slice(None), row), grid, (Ellipsis, row), (None, grid), (np.array([False, True]), 1),
+                  (slice(None), [True, False, True])]:
         np.testing.assert_array_equal(tz.jit(lambda v, i=index: v[i])(x), jax.jit(lambda v, i=index: v[i])(x))
     np.testing.assert_array_equal(tz.grad(lambda v: (v[grid] ** 2).sum())(x), np.where(grid, 2 * x, 0.0))
 

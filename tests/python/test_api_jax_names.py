@@ -904,6 +904,11 @@ def test_segment_reductions_match_jax(name):
         np.testing.assert_allclose(tz.grad(loss(ours))(weights), jax.grad(loss(theirs))(weights))
     ints = np.arange(4, dtype=np.int32)
     np.testing.assert_array_equal(ours(ints, np.array([0, 0, 2, 2]), 3), theirs(ints, np.array([0, 0, 2, 2]), 3))
+    negative = np.array([0, -1, 1, 3, 1])  # (a negative id is dropped, not counted from the end)
+    np.testing.assert_array_equal(ours(data[:5], negative, 3), theirs(data[:5], negative, 3))
+    if name in ("segment_max", "segment_min"):  # (JAX sums and multiplies no bools)
+        flags = np.array([True, False, True, False])
+        np.testing.assert_array_equal(ours(flags, np.array([0, 0, 1, 2]), 4), theirs(flags, np.array([0, 0, 1, 2]), 4))
     with pytest.raises(tz.TenzrError, match="pass num_segments="):
         tz.jit(lambda d, i: ours(d, i))(data, ids)
 

@@ -737,6 +737,8 @@ def test_sinc_derivatives_at_zero_are_its_series():
     np.testing.assert_allclose(second(np.float64(0.0)), -np.pi ** 2 / 3, rtol=1e-14)
     np.testing.assert_allclose(tz.grad(tz.grad(second))(np.float64(0.0)), np.pi ** 4 / 5, rtol=1e-14)
     assert float(tz.grad(tz.sinc)(np.float64(0.0))) == 0.0
+    far = tz.vmap(tz.grad(tz.sinc))(np.array([-3e4, 1e6], np.float32))  # (the series, not taken, overflows there)
+    assert np.isfinite(far).all() and (np.abs(far) <= 1 / np.array([3e4, 1e6]) * 1.01).all()  # (|sinc'(x)| <= ~1/|x|)
     xs = np.concatenate([np.linspace(-0.1, 0.1, 41), [0.5, 3.3]])
     np.testing.assert_allclose(tz.sinc(xs), np.sinc(xs), rtol=1e-15, atol=1e-16)
     h = 1e-4  # (central differences of the slope across the series' edge, pi x = 0.1)

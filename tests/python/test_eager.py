@@ -178,16 +178,19 @@ def test_eager_arrays_are_never_changed_behind_other_names():
     np.testing.assert_array_equal(copied, [1.0, 1.0, 1.0])
 
 
-def test_results_meeting_numpy_arrays_promote_eagerly_as_under_jit():
-    """A result (`ConcreteArray`) is strong, a plain NumPy array weak, as a NumPy array met
-    inside a trace is: float32 results times float64 NumPy arrays stay float32, a bool
-    result times a Python int is the default int, eager and jitted alike (eagerly they
-    followed NumPy: float64 and int64)."""
-    f32, flags, i32 = tz.ones(2, tz.float32), tz.array([True, False]), tz.array([1, 2], dtype=tz.int32)
-    cases = [(lambda a: a * np.ones(2), f32), (lambda b: b * 3, flags), (lambda i: i + np.array([1, 2]), i32),
-             (lambda b: b / 2, flags), (lambda a: a + np.ones(2, np.float16), f32)]
-    for fn, x in cases:
-        eager, jitted = fn(x), tz.jit(fn)(x)
-        assert eager.dtype == jitted.dtype, (eager.dtype, jitted.dtype)
-        np.testing.assert_array_equal(eager, jitted)
+def test_results_meeting_numpy_arrays_promote_as_jax(jax_without_x64):
+    """A result (`ConcreteArray`) meeting a NumPy array promotes as JAX's arrays do: both
+    strong, the NumPy array's 64-bit type taken as 32-bit without x64 (a float32 result
+    times a float64 array stays float32; it was float64, NumPy's rule), a bool meeting a
+    Python int the default int (it was int64)."""
+    jnp = pytest.importorskip("jax.numpy")
+    cases = [(np.float16, lambda a: a * np.ones(2, np.float32)), (np.uint8, lambda a: a + np.array([1, 2], np.int8)),
+             (np.int8, lambda a: a * np.array([1, 2])), (np.bool_, lambda a: a + np.array([1, 2], np.uint8)),
+             (np.float32, lambda a: a * np.ones(2)), (np.bool_, lambda a: a * 3),
+             (np.int32, lambda a: a + np.array([1, 2])), (np.bool_, lambda a: a / 2), (np.int32, lambda a: a + 5)]
+    for dtype, fn in cases:
+        start = np.array([1, 0], dtype)
+        ours, theirs = fn(tz.asarray(start)), fn(jnp.asarray(start))
+        assert ours.dtype == theirs.dtype, (dtype, ours.dtype, theirs.dtype)
+        np.testing.assert_array_equal(ours, theirs)
     assert (tz.ones(2, tz.float64) * np.ones(2, np.float32)).dtype == np.float64

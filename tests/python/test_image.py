@@ -45,12 +45,13 @@ def test_resize_types_gradients_and_errors(jax_without_x64):
 
 
 def test_scale_and_translate_matches_jax(jax_without_x64):
-    for method in ("linear", "cubic", "lanczos3"):
-        ours = tz.image.scale_and_translate(IMAGE, (2, 12, 5, 3), (1, 2), np.array([1.3, 0.6]), np.array([0.4, -0.2]),
-                                            method)
-        theirs = ji.scale_and_translate(IMAGE, (2, 12, 5, 3), (1, 2), np.array([1.3, 0.6], np.float32),
-                                        np.array([0.4, -0.2], np.float32), method)
-        np.testing.assert_allclose(ours, theirs, atol=2e-6)
+    for method in METHODS[1:]:
+        for antialias in (True, False):
+            ours = tz.image.scale_and_translate(IMAGE, (2, 12, 5, 3), (1, 2), np.array([1.3, 0.6]),
+                                                np.array([0.4, -0.2]), method, antialias=antialias)
+            theirs = ji.scale_and_translate(IMAGE, (2, 12, 5, 3), (1, 2), np.array([1.3, 0.6], np.float32),
+                                            np.array([0.4, -0.2], np.float32), method, antialias=antialias)
+            np.testing.assert_allclose(ours, theirs, atol=2e-6, err_msg=f"{method}, antialias={antialias}")
     with pytest.raises(tz.TenzrError, match="scale must be known while tracing"):
         tz.jit(lambda x, s: tz.image.scale_and_translate(x, (2, 12, 7, 3), (1,), s, np.zeros(1), "linear"))(
             IMAGE, np.ones(1))

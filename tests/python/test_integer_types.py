@@ -198,3 +198,13 @@ def test_floats_become_integers_saturating_as_jax(source):
     big = np.array([1e30, -1e30, np.nan], np.float32)
     np.testing.assert_array_equal(tz.jit(lambda v: v.astype(np.int64))(big),
                                   [np.iinfo(np.int64).max, np.iinfo(np.int64).min, 0])
+    one = tz.asarray(x[5]).astype(np.int32)  # (0-d, eagerly)
+    assert one.shape == () and int(one) == 2
+
+
+def test_bfloat16_becomes_integers_saturating_as_jax():
+    x = tz.asarray(np.array([1.5, 300.0, np.inf, -np.inf, np.nan, 1e30, -7.0]), dtype=tz.bfloat16)
+    for target in (np.int8, np.uint8, np.int16, np.int32):
+        want = np.asarray(jnp.asarray(np.asarray(x)).astype(target))
+        np.testing.assert_array_equal(tz.jit(lambda v, t=target: v.astype(t))(x), want)
+        np.testing.assert_array_equal(x.astype(target), want)

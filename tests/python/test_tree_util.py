@@ -124,6 +124,8 @@ def test_ordered_and_default_dicts_keep_their_type_and_order_as_jax():
     assert type(grads) is collections.OrderedDict and list(grads) == ["b", "a"]
     assert [float(v) for v in grads.values()] == [1.0, 3.0]
     assert tz.tree.map(lambda v: v, dd).default_factory is list
+    with pytest.raises(tz.TenzrError, match="does not have the structure OrderedDict"):  # (JAX: different types)
+        tz.tree.map(lambda a, b: a + b, collections.OrderedDict(a=1, b=2), {"a": 1, "b": 2})
 
 
 def test_key_paths_and_keystr_match_jax():
@@ -211,6 +213,8 @@ def test_ravel_pytree_matches_jax_and_its_unravel_is_differentiable():
     assert {k: v.dtype for k, v in unravel(flat).items()} == {"i": np.int32, "f": np.float32}
     with pytest.raises(tz.TenzrError, match=r"expected a vector of shape \(4,\)"):
         unravel(np.ones(3, np.float32))
+    # (a float64 NumPy vector for float32 leaves, as JAX without x64 takes it: scipy.optimize's)
+    assert unravel(np.ones(4))["f"].dtype == np.float32
 
 
 def test_concrete_arrays_are_instances_of_tz_array_as_jax_arrays_are():
