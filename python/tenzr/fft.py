@@ -22,6 +22,7 @@ from tenzr import numpy_api as tnp
 from tenzr.core import Array, asarray, check_arguments, emit, user_location
 from tenzr.dialect import ops as T
 from tenzr.dialect.diagnostics import TenzrError
+from tenzr.flags import default_float, requested_dtype
 from tenzr.numpy_lib import conj, imag, real, roll
 
 ArrayLike = Any
@@ -256,11 +257,39 @@ def ifftshift(x: ArrayLike, axes: int | Sequence[int] | None = None) -> Array:
 check_arguments(globals(), "tz.fft.")
 
 
-def fftfreq(n: int, d: float = 1.0) -> np.ndarray:
-    """The sample frequencies of an fft of length n with spacing d (NumPy's, a constant)."""
-    return np.fft.fftfreq(n, d)
+def fftfreq(n: int, d: Any = 1.0, *, dtype: Any = None) -> Any:
+    """The sample frequencies of an fft of length n with spacing d, JAX's: computed in
+    `dtype` (the default float; a complex dtype's real part, an integer dtype's default
+    float) and given as `dtype`. A constant unless d is a traced array."""
+    out = _frequency_dtype(n, d, dtype, "fftfreq")
+    kind = out if out.kind in "fV" else np.finfo(out).dtype if out.kind == "c" else default_float()
+    i = np.arange(n).astype(kind)
+    k = (i + kind.type(n // 2)) % kind.type(n) - kind.type(n // 2)
+    return _divided(k, d, n).astype(out)
 
 
-def rfftfreq(n: int, d: float = 1.0) -> np.ndarray:
-    """The sample frequencies of an rfft of length n with spacing d (NumPy's, a constant)."""
-    return np.fft.rfftfreq(n, d)
+def rfftfreq(n: int, d: Any = 1.0, *, dtype: Any = None) -> Any:
+    """The sample frequencies of an rfft of length n with spacing d, JAX's: 0 .. n // 2 in
+    `dtype` (the default float) over d·n in it; integers give the default float, as JAX's
+    true division. A constant unless d is a traced array."""
+    kind = _frequency_dtype(n, d, dtype, "rfftfreq")
+    return _divided(np.arange(n // 2 + 1).astype(kind), d, n)
+
+
+def _frequency_dtype(n: Any, d: Any, dtype: Any, what: str) -> np.dtype:
+    """`dtype` as fftfreq and rfftfreq read it (None: the default float), once n is an int
+    and d one value, as JAX checks."""
+    if not isinstance(n, (int, np.integer)):
+        raise TenzrError(f"{what}: n must be an int, got {n!r}", user_location())
+    if isinstance(d, (list, tuple)):
+        raise TenzrError(f"{what}: d must be a single value, got {list(d)}", user_location())
+    return default_float() if dtype is None else requested_dtype(dtype)
+
+
+def _divided(k: np.ndarray, d: Any, n: int) -> Any:
+    """k / (d·n), d·n in k's dtype (JAX's true division: integers give the default float)."""
+    if isinstance(d, Array):
+        return tnp.true_divide(asarray(k), (d * n).astype(k.dtype))
+    with np.errstate(divide="ignore", invalid="ignore"):  # (rfftfreq(0) is [nan], as JAX's)
+        quotient = k / np.array(d * n).astype(k.dtype)
+    return quotient.astype(default_float()) if k.dtype.kind in "iub" else quotient

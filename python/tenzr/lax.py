@@ -630,14 +630,17 @@ def select_n(which: Any, *cases: Any) -> Array:
     return out
 
 
-def top_k(operand: Any, k: int) -> tuple[Array, Array]:
-    """The k largest entries along the last axis, largest first, and their indices (the
-    lower index first among equals)."""
+def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Array, Array]:
+    """The k largest entries along `axis`, largest first, and their int32 indices (the lower
+    index first among equals), as JAX's."""
     x = asarray(operand)
-    if not 0 <= k <= x.shape[-1]:
-        raise TenzrError(f"top_k: k={k} is outside [0, {x.shape[-1]}]", user_location())
-    order = tnp.argsort(-x if x.is_float else ~x, axis=-1)[..., :k]
-    return tnp.take_along_axis(x, order, -1, mode="promise_in_bounds"), order
+    (axis,) = tnp._axes(axis, x.ndim)
+    if not 0 <= k <= x.shape[axis]:
+        raise TenzrError(f"top_k: k={k} is outside [0, {x.shape[axis]}]", user_location())
+    moved = tnp.moveaxis(x, axis, -1)
+    order = tnp.argsort(-moved if x.is_float else ~moved, axis=-1)[..., :k].astype(np.int32)
+    values = tnp.take_along_axis(moved, order, -1, mode="promise_in_bounds")
+    return tnp.moveaxis(values, -1, axis), tnp.moveaxis(order, -1, axis)
 
 
 def sort_key_val(keys: Any, values: Any, dimension: int = -1) -> tuple[Array, Array]:

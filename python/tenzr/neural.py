@@ -205,11 +205,16 @@ def standardize(x: Any, axis: Any = -1, mean: Any = None, variance: Any = None, 
     return (x - mean) / tnp.sqrt(variance + epsilon)
 
 
-def one_hot(labels: Any, num_classes: int, dtype: Any = None) -> Array:
-    labels = asarray(labels)
-    dtype = default_float() if dtype is None else dtype
-    classes = tnp.arange(num_classes, dtype=labels.dtype)
-    return (tnp.expand_dims(labels, -1) == classes).astype(dtype)
+def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: int = -1) -> Array:
+    """1 where x's index equals the class, along a new axis `axis` of num_classes entries (an
+    axis of the result, JAX's: -1 appends it); indices outside [0, num_classes) give zeros."""
+    labels = asarray(x)
+    if not isinstance(axis, (int, np.integer)):
+        raise TenzrError(f"one_hot: axis must be an int (named axes are not supported), got {axis!r}",
+                         user_location())
+    (axis,) = tnp._axes(axis, labels.ndim + 1)
+    classes = tnp.reshape(tnp.arange(num_classes, dtype=labels.dtype), (num_classes,) + (1,) * (labels.ndim - axis))
+    return (tnp.expand_dims(labels, axis) == classes).astype(default_float() if dtype is None else dtype)
 
 
 def identity(x: Any) -> Array:

@@ -4,8 +4,13 @@ same key gives the same numbers on every target, and `split` / `fold_in` derive 
 The generator is JAX's: the Threefry-2x32 hash of a counter (Salmon et al., 2011), with
 JAX's default ("partitionable") counters, so `PRNGKey`, `split`, `fold_in`, `bits`,
 `uniform`, `normal`, `bernoulli`, `gumbel`, `categorical`, `permutation`, `choice` and
-`randint` (of every integer type) give JAX's numbers bit for bit. Keys are uint32 words, as
-JAX's raw keys; int32 words are taken too (the same bits).
+`randint` (of every integer type) give JAX's numbers bit for bit. `uniform`, `normal`,
+`truncated_normal`, `bernoulli`, `gumbel`, `exponential`, `laplace`, `logistic` and `cauchy`
+also take float16 and bfloat16, from JAX's bits (8 of them for bfloat16); the 16-bit
+arithmetic after them rounds as the backend does (IREE keeps float32 between operations,
+XLA on CPU rounds bfloat16 at each), so some of those numbers differ from JAX's in the
+last bits. Keys are uint32 words, as JAX's raw keys; int32 words are taken too (the same
+bits).
 
 The other distributions take JAX's names, arguments and algorithms, splitting keys as JAX
 does, so they give JAX's numbers to within float rounding: those made from uniform or
@@ -162,15 +167,27 @@ def _bits(key: Any, width: int, shape: tuple[int, ...]) -> Array:
     return (x0 ^ x1).astype(numpy_dtype(f"ui{width}"))
 
 
-def _float_type(dtype: Any) -> str:
+def _float_type(dtype: Any, half: bool = False) -> str:
+    """The float type of a `dtype=` argument: float32 or float64, or also float16 and bfloat16
+    where `half` (the distributions JAX makes in those types from `uniform` alone)."""
     name = dtype_name(default_float() if dtype is None else dtype)
-    if name not in ("f32", "f64"):
-        raise TenzrError(f"tz.random: floating-point numbers are float32 or float64, got {dtype}", user_location())
+    if name not in (("f16", "bf16", "f32", "f64") if half else ("f32", "f64")):
+        raise TenzrError(f"tz.random: floating-point numbers are {'float16, bfloat16, ' if half else ''}float32 or "
+                         f"float64{'' if half else ' here'}, got {dtype}", user_location())
     return name
 
 
-def _float_kind(dtype: Any) -> np.dtype:
-    return numpy_dtype(_float_type(dtype))
+def _float_kind(dtype: Any, half: bool = False) -> np.dtype:
+    return numpy_dtype(_float_type(dtype, half))
+
+
+def _finfo(kind: np.dtype) -> Any:
+    """np.finfo of a float dtype, bfloat16's from ml_dtypes (NumPy has none)."""
+    if kind.kind == "f":
+        return np.finfo(kind)
+    import ml_dtypes  # (only bfloat16 comes here: ml_dtypes is already loaded)
+
+    return ml_dtypes.finfo(kind)
 
 
 def _unit(key: Any, shape: tuple[int, ...], name: str) -> Array:
@@ -179,16 +196,27 @@ def _unit(key: Any, shape: tuple[int, ...], name: str) -> Array:
 
 
 def _unit_of(x0: Array, x1: Array, name: str) -> Array:
-    """Uniform numbers in [0, 1) from Threefry's words: random mantissa bits under the
-    exponent of 1.0, minus 1."""
-    if name == "f32":
-        mantissa = emit(T.shift_right_logical, x0 ^ x1, asarray(np.int32(9)))
-        one = np.array(1.0, np.float32).view(np.int32)
-        return emit(T.bitcast_convert, mantissa | one, result=mantissa.spec.with_dtype("f32")) - np.float32(1.0)
-    wide = (x0.astype(np.int64) << 32) | (x1.astype(np.int64) & np.int64(0xFFFFFFFF))
-    mantissa = emit(T.shift_right_logical, wide, asarray(np.int64(12)))
-    one = np.array(1.0, np.float64).view(np.int64)
-    return emit(T.bitcast_convert, mantissa | one, result=mantissa.spec.with_dtype("f64")) - np.float64(1.0)
+    """Uniform numbers in [0, 1) from Threefry's words, JAX's: random mantissa bits under the
+    exponent of 1.0, minus 1. Those are the top bits of the type's width of random bits (the
+    words xor-ed, truncated below 32 bits; joined for 64), 8 bits for bfloat16 (JAX draws at
+    least 8 random bits, and bfloat16's mantissa has 7)."""
+    kind = numpy_dtype(name)
+    info = _finfo(kind)
+    if info.bits == 64:
+        wide = (x0.astype(np.int64) << 32) | (x1.astype(np.int64) & np.int64(0xFFFFFFFF))
+        mantissa = emit(T.shift_right_logical, wide, asarray(np.int64(64 - info.nmant)))
+        one = np.array(1.0, np.float64).view(np.int64)
+        return emit(T.bitcast_convert, mantissa | one, result=mantissa.spec.with_dtype("f64")) - np.float64(1.0)
+    width = info.bits if info.nmant >= 8 else 8
+    word = x0 ^ x1
+    if width < 32:
+        word = word & np.int32(2 ** width - 1)
+    mantissa = emit(T.shift_right_logical, word, asarray(np.int32(width - info.nmant)))
+    one = np.array(1.0, kind).view(f"u{info.bits // 8}").astype(np.int32)
+    pattern = mantissa | one
+    if info.bits == 16:  # (a 16-bit pattern below 2^15: exact in int16)
+        pattern = pattern.astype(np.int16)
+    return emit(T.bitcast_convert, pattern, result=pattern.spec.with_dtype(name)) - kind.type(1.0)
 
 
 def _stretched(unit: Array, minval: Any, maxval: Any) -> Array:
@@ -208,25 +236,25 @@ def _gaussian(unit: Array) -> Array:
 def uniform(key: Any, shape: Sequence[int] = (), dtype: Any = None, minval: Any = 0.0,
             maxval: Any = 1.0) -> Array:
     """Uniform numbers in [minval, maxval)."""
-    return _stretched(_unit(key, shape_tuple(shape), _float_type(dtype)), minval, maxval)
+    return _stretched(_unit(key, shape_tuple(shape), _float_type(dtype, half=True)), minval, maxval)
 
 
 def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
     """Standard normal numbers: sqrt(2) erfinv(u) for u uniform in (-1, 1)."""
-    return _gaussian(_unit(key, shape_tuple(shape), _float_type(dtype)))
+    return _gaussian(_unit(key, shape_tuple(shape), _float_type(dtype, half=True)))
 
 
 def truncated_normal(key: Any, lower: Any, upper: Any, shape: Sequence[int] | None = None,
                      dtype: Any = None) -> Array:
     """Standard normal numbers conditioned on lower < x < upper (bounds broadcast to
     `shape`): sqrt(2) erfinv(u) for u uniform between erf(lower / sqrt 2) and erf(upper / sqrt 2)."""
-    kind = _float_kind(dtype)
+    kind = _float_kind(dtype, half=True)
     lower, upper = (asarray(v).astype(kind) for v in (lower, upper))
     size = np.broadcast_shapes(lower.shape, upper.shape) if shape is None else shape_tuple(shape)
     root2 = np.sqrt(2).astype(kind)
     a, b = emit(T.erf, lower / root2), emit(T.erf, upper / root2)
     x = root2 * emit(T.erf_inv, uniform(key, size, kind, a, b))
-    tiny = np.finfo(kind).eps
+    tiny = _finfo(kind).eps
     return tnp.clip(x, lower + tiny * tnp.abs(lower), upper - tiny * tnp.abs(upper))
 
 
@@ -239,34 +267,34 @@ def bernoulli(key: Any, p: Any = 0.5, shape: Sequence[int] | None = None) -> Arr
 
 def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
     """Standard Gumbel numbers: -log(-log(u))."""
-    kind = _float_kind(dtype)
-    u = uniform(key, shape, kind, np.finfo(kind).tiny, 1.0)
+    kind = _float_kind(dtype, half=True)
+    u = uniform(key, shape, kind, _finfo(kind).tiny, 1.0)
     return -tnp.log(-tnp.log(u))
 
 
 def exponential(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
     """Standard exponential numbers: -log(1 - u) (JAX's)."""
-    return -tnp.log1p(-uniform(key, shape, _float_kind(dtype)))
+    return -tnp.log1p(-uniform(key, shape, _float_kind(dtype, half=True)))
 
 
 def laplace(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
     """Standard Laplace numbers: sign(u) log(1 - |u|) for u uniform in (-1, 1) (JAX's)."""
-    kind = _float_kind(dtype)
-    u = uniform(key, shape, kind, -1.0 + np.finfo(kind).epsneg, 1.0)
+    kind = _float_kind(dtype, half=True)
+    u = uniform(key, shape, kind, -1.0 + _finfo(kind).epsneg, 1.0)
     return tnp.sign(u) * tnp.log1p(-tnp.abs(u))
 
 
 def logistic(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
     """Standard logistic numbers: log(u) - log(1 - u) (JAX's)."""
-    kind = _float_kind(dtype)
-    u = uniform(key, shape, kind, np.finfo(kind).tiny, 1.0)
+    kind = _float_kind(dtype, half=True)
+    u = uniform(key, shape, kind, _finfo(kind).tiny, 1.0)
     return tnp.log(u) - tnp.log1p(-u)
 
 
 def cauchy(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Array:
     """Standard Cauchy numbers: tan(pi (u - 1/2)) (JAX's)."""
-    kind = _float_kind(dtype)
-    u = uniform(key, shape, kind, np.finfo(kind).eps, 1.0)
+    kind = _float_kind(dtype, half=True)
+    u = uniform(key, shape, kind, _finfo(kind).eps, 1.0)
     return tnp.tan(kind.type(np.pi) * (u - kind.type(0.5)))
 
 
@@ -332,13 +360,16 @@ def _clipped(x: Array, kind: np.dtype) -> Array:
     return tnp.clip(x, asarray(np.array(lo, x.dtype)), asarray(np.array(hi, x.dtype))).astype(kind)
 
 
-def permutation(key: Any, x: Any, axis: int = 0) -> Array:
-    """A random permutation of range(x) for an int x, else of x's slices along `axis`
-    (JAX's: sorting by random words, in enough rounds to make ties unlikely)."""
+def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Array:
+    """A random permutation of range(x) for an int x, else of x's slices along `axis`, or with
+    `independent` of each 1-d slice along `axis` on its own (JAX's: sorting by random words,
+    in enough rounds to make ties unlikely)."""
     if isinstance(x, (int, np.integer)):
         return _shuffle(key, tnp.arange(int(x), dtype=default_int()))
     x = asarray(x)
     (axis,) = tnp._axes(axis, x.ndim)
+    if independent:
+        return _shuffle(key, x, axis)
     return tnp.take(x, _shuffle(key, tnp.arange(x.shape[axis], dtype=np.int32)), axis=axis, mode="promise_in_bounds")
 
 
@@ -382,12 +413,15 @@ def choice(key: Any, a: Any, shape: Sequence[int] = (), replace: bool = True, p:
     return tnp.reshape(result, shape if x is None else (*x.shape[:axis], *shape, *x.shape[axis + 1:]))
 
 
-def _shuffle(key: Any, values: Array) -> Array:
+def _shuffle(key: Any, values: Array, axis: int = 0) -> Array:
+    """values sorted along `axis` by random words of their shape, in JAX's rounds (as many as
+    make ties unlikely among values.size words), each with a new key."""
     current = _words(key)
     for _ in range(math.ceil(3 * math.log(max(1, values.size)) / math.log(2 ** 32 - 1))):
         keys = split(current)
         current = keys[0]
-        values = tnp.take(values, tnp.argsort(bits(keys[1], values.shape)), mode="promise_in_bounds")
+        order = tnp.argsort(bits(keys[1], values.shape), axis=axis)
+        values = tnp.take_along_axis(values, order, axis, mode="promise_in_bounds")
     return values
 
 

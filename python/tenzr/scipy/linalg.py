@@ -15,7 +15,8 @@ from tenzr.control import cond, scan, switch
 from tenzr.core import Array, check_arguments, promote, user_location
 from tenzr.dialect.diagnostics import TenzrError
 from tenzr.flags import default_complex, default_float, requested_dtype
-from tenzr.linalg import det, inv, solve, solve_triangular
+from tenzr.forward import custom_jvp
+from tenzr.linalg import det, inv, solve_triangular
 from tenzr.numpy_lib import atleast_1d, atleast_2d, conj, ravel, tril, triu
 from tenzr.numpy_routines import digitize
 
@@ -44,6 +45,67 @@ def cho_solve(c_and_lower: tuple[Any, bool], b: Any) -> Array:
     c = tnp._float(c)
     first = solve_triangular(c, b, trans=0 if lower else 1, lower=lower)
     return solve_triangular(c, first, trans=1 if lower else 0, lower=lower)
+
+
+_ASSUME_A = ("gen", "sym", "her", "pos")
+
+
+def solve(a: Any, b: Any, lower: bool = False, overwrite_a: bool = False, overwrite_b: bool = False,
+          debug: bool = False, check_finite: bool = True, assume_a: str = "gen") -> Array:
+    """x with a x = b, as JAX's: by LU of the whole of a for `assume_a` "gen", "sym" and "her"
+    (JAX reads both triangles for those, and ignores `lower`); for "pos", by the Cholesky
+    factor of a's lower (lower=True) or upper triangle, the other one unread, with JAX's
+    derivative (that of a linear solve: a's cotangent is -λ xᵀ over the whole of a, λ the
+    solve of x's cotangent). b is [..., n] where a [..., n, n] has one dim more (for "pos";
+    [n] otherwise), else [..., n, k]."""
+    del overwrite_a, overwrite_b, debug, check_finite
+    if assume_a not in _ASSUME_A:
+        raise TenzrError(f"solve: assume_a must be one of {', '.join(map(repr, _ASSUME_A))}, got {assume_a!r}",
+                         user_location())
+    if assume_a != "pos":
+        return linalg.solve(a, b)
+    a, b = promote(linalg._square(a, "solve"), tnp._float(b))
+    if a.spec.is_complex:
+        raise TenzrError("solve: assume_a='pos' takes real matrices here (tz's Cholesky factor is real)",
+                         user_location())
+    vector = a.ndim == b.ndim + 1
+    b = b[..., None] if vector else b
+    if b.ndim < 2 or b.shape[-2] != a.shape[-1]:
+        raise TenzrError(f"solve: a is {list(a.shape)} but b is {list(b.shape[:-1] if vector else b.shape)}",
+                         user_location())
+    batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
+    a, b = tnp.broadcast_to(a, batch + a.shape[-2:]), tnp.broadcast_to(b, batch + b.shape[-2:])
+    x = _POSITIVE_SOLVES[bool(lower)](a, b)
+    return x[..., 0] if vector else x
+
+
+def _positive_solve(lower: bool, depth: int = 2) -> Any:
+    """x with a x = b, a [..., n, n] symmetric positive definite and read from one triangle,
+    b [..., n, k]. Its JVP is JAX's `custom_linear_solve`'s: the same solve of db - da x, so
+    a's tangent enters through the product with the whole of a, not through the factor. That
+    solve is this function one `depth` lower (a custom rule cannot call its own function
+    under `grad`), so forward derivatives up to order `depth` are JAX's. `grad` transposes
+    the rule's solve into plain triangular solves, so a second derivative taken through
+    `grad` goes through the factor (one triangle), unlike JAX's."""
+    def by_cholesky(a: Array, b: Array) -> Array:
+        return cho_solve(cho_factor(a, lower), b)
+
+    if depth == 0:
+        return by_cholesky
+    by_cholesky.__name__ = by_cholesky.__qualname__ = f"positive_solve_{'lower' if lower else 'upper'}_{depth}"
+    positive_solve = custom_jvp(by_cholesky)
+    tangent_solve = _positive_solve(lower, depth - 1)
+
+    @positive_solve.defjvp
+    def jvp(primals: tuple, tangents: tuple) -> tuple:
+        (a, b), (da, db) = primals, tangents
+        x = tangent_solve(a, b)
+        return x, tangent_solve(a, db - da @ x)
+
+    return positive_solve
+
+
+_POSITIVE_SOLVES = {lower: _positive_solve(lower) for lower in (False, True)}
 
 
 def lu(a: Any, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True) -> tuple[Array, ...]:
@@ -434,7 +496,7 @@ def expm(A: Any, *, upper_triangular: bool = False, max_squarings: int = 16) -> 
 
     def compute(operands: tuple[Array, Array]) -> Array:
         p, q = operands
-        r = solve_triangular(q, p) if upper_triangular else solve(q, p)
+        r = solve_triangular(q, p) if upper_triangular else linalg.solve(q, p)
         return scan(lambda c, i: (cond(i < squarings, lambda x: x @ x, lambda x: x, c), None), r,
                     tnp.arange(max_squarings, dtype=squarings.dtype))[0]
 
