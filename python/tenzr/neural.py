@@ -50,8 +50,8 @@ def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False, r
 
 
 def _masked(x: Array, where: Any, fill: float) -> Array:
-    """x where `where` (broadcast to x's shape) holds, else `fill`."""
-    return tnp.where(tnp.broadcast_to(asarray(where), x.shape), x, fill)
+    """x where `where` holds, else `fill` (both broadcast together, as JAX's)."""
+    return tnp.where(asarray(where), x, fill)
 
 
 def log_softmax(x: Any, axis: int = -1, where: Any = None) -> Array:

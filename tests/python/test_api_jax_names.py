@@ -953,6 +953,9 @@ def test_softmax_log_softmax_and_logsumexp_take_where_as_jax():
     np.testing.assert_allclose(tz.nn.logsumexp(x, axis=1, where=mask), jax.nn.logsumexp(x, axis=1, where=mask))
     np.testing.assert_allclose(tz.scipy.special.logsumexp(x, axis=1, where=mask),
                                jax.scipy.special.logsumexp(x, axis=1, where=mask))
+    for name in ("softmax", "log_softmax"):  # (a mask with more dims than x: both broadcast)
+        np.testing.assert_allclose(getattr(tz.nn, name)(x[:1], where=mask[:2]),
+                                   getattr(jax.nn, name)(x[:1], where=mask[:2]))
     w = np.array([0.3, -0.2, 0.9])
     for name in ("softmax", "log_softmax"):  # (the entries left out weigh nothing: -inf in log_softmax)
         ours = tz.grad(lambda v, n=name: tz.where(mask[:2], getattr(tz.nn, n)(v, where=mask[:2]) * w, 0.0).sum())(x[:2])
