@@ -1,6 +1,35 @@
-"""`tz.scipy.stats`: JAX's `jax.scipy.stats` distributions (densities; the cumulative
-functions where they need no incomplete gamma or beta function)."""
+"""`tz.scipy.stats`: JAX's `jax.scipy.stats` distributions (densities and mass functions;
+the cumulative functions and quantiles that JAX has), and `rankdata` and `sem`."""
 
-from tenzr.scipy.stats import beta, chi2, dirichlet, gamma, multivariate_normal, norm, poisson, t
+from tenzr.scipy.stats import (
+    bernoulli,
+    beta,
+    betabinom,
+    binom,
+    cauchy,
+    chi2,
+    dirichlet,
+    expon,
+    gamma,
+    gennorm,
+    geom,
+    gumbel_l,
+    gumbel_r,
+    laplace,
+    logistic,
+    multivariate_normal,
+    nbinom,
+    norm,
+    pareto,
+    poisson,
+    t,
+    truncnorm,
+    uniform,
+    vonmises,
+    wrapcauchy,
+)
+from tenzr.scipy.stats._core import rankdata, sem
 
-__all__ = ["beta", "chi2", "dirichlet", "gamma", "multivariate_normal", "norm", "poisson", "t"]
+__all__ = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma", "gennorm",
+           "geom", "gumbel_l", "gumbel_r", "laplace", "logistic", "multivariate_normal", "nbinom", "norm", "pareto",
+           "poisson", "rankdata", "sem", "t", "truncnorm", "uniform", "vonmises", "wrapcauchy"]
