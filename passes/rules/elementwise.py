@@ -100,8 +100,9 @@ def _lower_convert(op: Op) -> Value:
     if not s.is_float or dtype not in INT_TYPES:
         return sh.convert(x, dtype)
     bounds = saturation(numpy_dtype(s.dtype), numpy_dtype(dtype))
-    scalar, ints = s.with_shape(()), s.with_dtype(dtype)
-    inside = sh.convert(sh.clamp(sh.full(scalar, bounds.low), x, sh.full(scalar, bounds.top)), dtype)
+    ints = s.with_dtype(dtype)
+    # (max and min, not a clamp with scalar bounds: tenzr-fuse-elementwise fuses them with the rest)
+    inside = sh.convert(sh.minimum(sh.maximum(x, sh.full(s, bounds.low)), sh.full(s, bounds.top)), dtype)
     out = sh.select(sh.compare(x, sh.full(s, bounds.past), "GE"), sh.full(ints, bounds.maximum), inside)
     out = sh.select(sh.compare(x, sh.full(s, bounds.floor), "LE"), sh.full(ints, bounds.minimum), out)
     return sh.select(sh.compare(x, x, "NE"), sh.zeros(ints), out)

@@ -113,11 +113,12 @@ func.func @convert(%x: tensor<3xf32>) -> tensor<3xi1> {
   return %1 : tensor<3xi1>
 }
 
-// A real float becomes an integer saturating, NaN 0 (as JAX's): clamped into the range the
+// A real float becomes an integer saturating, NaN 0 (as JAX's): brought into the range the
 // conversion is defined on (2^31 - 128 is float32's largest below 2^31), the bounds and NaN
 // selected after.
 // CHECK-LABEL: func.func @convert_saturating
-// CHECK: %[[C:.*]] = stablehlo.clamp %{{.*}}, %[[X:.*]], %{{.*}} : (tensor<f32>, tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+// CHECK: %[[HIGH:.*]] = stablehlo.maximum %[[X:.*]], %{{.*}} : tensor<3xf32>
+// CHECK: %[[C:.*]] = stablehlo.minimum %[[HIGH]], %{{.*}} : tensor<3xf32>
 // CHECK: %[[I:.*]] = stablehlo.convert %[[C]] : (tensor<3xf32>) -> tensor<3xi32>
 // CHECK: %[[ABOVE:.*]] = stablehlo.compare GE, %[[X]], %{{.*}}, FLOAT
 // CHECK: %[[S1:.*]] = stablehlo.select %[[ABOVE]], %{{.*}}, %[[I]]
